@@ -1,0 +1,10 @@
+# Runs a fuzzer once over every kept crash input in DIR (a passing run proves each is fixed).
+file(GLOB inputs "${DIR}/*")
+if(NOT inputs)
+  message(STATUS "no regression inputs in ${DIR}")
+  return()
+endif()
+execute_process(COMMAND ${FUZZER} -runs=1 ${inputs} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "fuzzer failed on a kept regression input (exit ${rc})")
+endif()

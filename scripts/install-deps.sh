@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian package Mirra needs to build, test and benchmark.
+# Idempotent: when everything is already installed it does nothing (no apt-get update).
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential cmake ninja-build ccache pkg-config python3
+  clang libclang-rt-14-dev
+  # libraries
+  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libasio-dev libssl-dev
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev librdkafka-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  kcat python3-confluent-kafka python3-kafka python3-pytest
+  nodejs npm iperf3 fio
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  # dpkg-query prints "install ok installed" only for fully installed packages.
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+
+# Node and npm may come from outside Debian's packages (a preinstalled toolchain); accept them.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    case "$p" in nodejs|npm) ;; *) filtered+=("$p") ;; esac
+  done
+  missing=("${filtered[@]}")
+fi
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
