@@ -1,0 +1,75 @@
+// Framing: every Kafka request and response is a 4-byte big-endian size, then a header, then the
+// body. This file reads and writes that envelope; the header and body codecs are generated.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "base/status.h"
+#include "protocol/api_table.h"
+#include "protocol/messages/headers.h"
+#include "protocol/wire.h"
+
+namespace mirra::protocol {
+
+inline constexpr size_t kFrameSizeBytes = 4;
+
+// The size announced by a frame's 4-byte prefix, checked against the limit
+// (socket.request.max.bytes on the broker). Negative sizes and sizes over the limit are errors:
+// the connection cannot be resynchronised after either.
+Result<int32_t> read_frame_size(std::span<const uint8_t> prefix, int32_t max_size);
+
+// A request frame body (without the size prefix) split into its decoded header and the body
+// bytes that follow it. `api` is null when the key is unknown to Mirra; the header is then
+// decoded as v1, which every client uses for such probes.
+struct RequestEnvelope {
+  RequestHeader header;
+  const ApiInfo* api = nullptr;
+  int16_t header_version = 1;
+  std::span<const uint8_t> body;
+};
+Result<RequestEnvelope> decode_request_envelope(std::span<const uint8_t> frame);
+
+// Writes out.size() - 4 into the first four bytes.
+void patch_frame_size(Bytes& out);
+
+// Appends a message to `out` with exactly one reservation.
+template <typename M>
+void append_message(Bytes& out, const M& m, int16_t version) {
+  out.reserve(out.size() + m.size(version));
+  Writer w(out);
+  m.encode(w, version);
+}
+
+// size prefix + header + body, for a request (client side).
+template <typename M>
+Bytes encode_request_frame(const RequestHeader& header, const M& body) {
+  const ApiInfo* api = find_api(M::kApiKey);
+  const int16_t version = header.request_api_version;
+  const int16_t hv = api ? request_header_version(*api, version) : 1;
+  Bytes out;
+  out.reserve(kFrameSizeBytes + header.size(hv) + body.size(version));
+  out.resize(kFrameSizeBytes);
+  append_message(out, header, hv);
+  append_message(out, body, version);
+  patch_frame_size(out);
+  return out;
+}
+
+// size prefix + header + body, for a response (broker side).
+template <typename M>
+Bytes encode_response_frame(int32_t correlation_id, int16_t version, const M& body) {
+  const ApiInfo* api = find_api(M::kApiKey);
+  const int16_t hv = api ? response_header_version(*api, version) : 0;
+  ResponseHeader header;
+  header.correlation_id = correlation_id;
+  Bytes out;
+  out.reserve(kFrameSizeBytes + header.size(hv) + body.size(version));
+  out.resize(kFrameSizeBytes);
+  append_message(out, header, hv);
+  append_message(out, body, version);
+  patch_frame_size(out);
+  return out;
+}
+
+}  // namespace mirra::protocol
