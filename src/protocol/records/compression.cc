@@ -4,6 +4,7 @@
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <climits>
@@ -244,10 +245,11 @@ struct ZstdDctxFree {
   void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
 };
 
-// The decoder's window is bounded by the output limit (a frame may not declare a window larger
-// than it could ever fill), so a tiny frame cannot make the decoder allocate 128 MiB.
+// A frame may ask the decoder for a window of up to 2^27 bytes before producing anything. Allow
+// what real producers use (Kafka's default level 3 streams with 2^21; level 19 with 2^23) and
+// otherwise no more than the output limit, so a tiny hostile frame cannot reserve 128 MiB.
 int zstd_window_log_for(size_t max_output) {
-  int log = 10;  // ZSTD_WINDOWLOG_MIN
+  int log = 24;
   while (log < 27 && (size_t{1} << log) < max_output) ++log;
   return log;
 }
@@ -262,6 +264,9 @@ Status zstd_decompress(std::span<const uint8_t> in, std::vector<uint8_t>& out, s
     if (!w.ensure_space()) return too_large("zstd", max);
     ZSTD_outBuffer ob{w.free_ptr(), w.free_size(), 0};
     const size_t rc = ZSTD_decompressStream(ctx.get(), &ob, &ib);
+    if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge)
+      return corrupt("zstd", "frame window exceeds the limit of 2^" +
+                                 std::to_string(zstd_window_log_for(max)) + " bytes");
     if (ZSTD_isError(rc)) return corrupt("zstd", ZSTD_getErrorName(rc));
     w.commit(ob.pos);
     if (rc == 0) {  // frame complete and flushed; more frames may follow

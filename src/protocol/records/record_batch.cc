@@ -106,6 +106,8 @@ Status rewrite_producer_id(std::span<uint8_t> batch) {
                    ": CRC-32C mismatch before producer id rewrite (stored " + hex32(stored) +
                    ", computed " + hex32(computed) + ")");
   const int64_t p = view->producer_id();
+  if (p == INT64_MAX)
+    return corrupt("producer id " + std::to_string(p) + " has no mirrored form");
   const int64_t rewritten = mirrored_producer_id(p);
   if (rewritten == p) return Status();  // -1 or already mirrored: bytes stay identical
   uint8_t* base = batch.data();

@@ -6,6 +6,7 @@
 // caller owns and reuses.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -119,8 +120,8 @@ Status patch_leader_epoch(std::span<uint8_t> batch, int32_t epoch);
 
 // MIRRORING.md §2: the producer id of a mirrored batch. p >= 0 becomes -(p + 2) (so -2, -3, ...,
 // never colliding with the destination's own ids or with -1); -1 stays -1; other negatives
-// (already mirrored) stay as they are.
-constexpr int64_t mirrored_producer_id(int64_t p) { return p >= 0 ? -(p + 2) : p; }
+// (already mirrored) stay as they are. INT64_MAX has no image (rewrite_producer_id refuses it).
+constexpr int64_t mirrored_producer_id(int64_t p) { return p >= 0 && p < INT64_MAX ? -p - 2 : p; }
 
 // Rewrites the producer id as above and recomputes the CRC; every other byte stays identical.
 // The batch is parsed and its CRC checked first, so a corrupt batch is never re-blessed with a

@@ -1,0 +1,64 @@
+// Writes the fuzz seed corpus (small valid batches and record sets). Disabled: run it by hand
+//   records_test --gtest_also_run_disabled_tests --gtest_filter='*SeedCorpus*'
+// to regenerate fuzz/corpus/fuzz_record_batch/ (or $MIRRA_SEED_CORPUS_DIR).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "protocol/records/batch_builder.h"
+
+namespace mirra::records {
+namespace {
+
+std::vector<uint8_t> sample_batch(Compression c, bool xerial, int64_t offset) {
+  BatchOptions o;
+  o.base_offset = offset;
+  o.compression = c;
+  o.compress_options.snappy_xerial = xerial;
+  o.producer_id = 12;
+  o.producer_epoch = 1;
+  o.base_sequence = 0;
+  const HeaderInput headers[] = {{"h", as_bytes("v")}, {"null", std::nullopt}};
+  std::vector<RecordInput> records(3);
+  records[0].key = as_bytes("key");
+  records[0].value = as_bytes("value");
+  records[0].timestamp = 1700000000000;
+  records[1].value = as_bytes("no key, two headers");
+  records[1].headers = headers;
+  records[1].timestamp = 1700000000005;
+  records[2].key = as_bytes("tombstone");
+  records[2].timestamp = 1700000000003;
+  return std::move(build_batch(o, records)).value();
+}
+
+TEST(SeedCorpus, DISABLED_Write) {
+  const char* env = std::getenv("MIRRA_SEED_CORPUS_DIR");
+  const std::filesystem::path dir =
+      env ? std::filesystem::path(env)
+          : std::filesystem::path(MIRRA_SOURCE_DIR) / "fuzz/corpus/fuzz_record_batch";
+  std::filesystem::create_directories(dir);
+  const auto write = [&dir](const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(dir / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  write("none.bin", sample_batch(Compression::none, false, 0));
+  write("gzip.bin", sample_batch(Compression::gzip, false, 0));
+  write("snappy_raw.bin", sample_batch(Compression::snappy, false, 0));
+  write("snappy_xerial.bin", sample_batch(Compression::snappy, true, 0));
+  write("lz4.bin", sample_batch(Compression::lz4, false, 0));
+  write("zstd.bin", sample_batch(Compression::zstd, false, 0));
+  write("commit_marker.bin", build_control_batch(ControlType::COMMIT, 12, 1, 4, 3, 1700000000009).value());
+  auto set = sample_batch(Compression::none, false, 0);
+  const auto second = sample_batch(Compression::lz4, false, 3);
+  set.insert(set.end(), second.begin(), second.end());
+  write("two_batches.bin", set);
+  set.resize(set.size() - 10);
+  write("partial_tail.bin", set);
+}
+
+}  // namespace
+}  // namespace mirra::records
