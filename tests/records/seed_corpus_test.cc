@@ -3,6 +3,7 @@
 // to regenerate fuzz/corpus/fuzz_record_batch/ (or $MIRRA_SEED_CORPUS_DIR).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,28 @@ TEST(SeedCorpus, DISABLED_Write) {
   write("two_batches.bin", set);
   set.resize(set.size() - 10);
   write("partial_tail.bin", set);
+}
+
+}  // namespace
+}  // namespace mirra::records
+
+namespace mirra::records {
+namespace {
+
+// Kept inputs that once broke something (see fuzz/regressions/fuzz_record_batch/):
+// producer id INT64_MAX made the mirroring rewrite compute -(p + 2) with signed overflow.
+TEST(SeedCorpus, DISABLED_WriteRegressions) {
+  const std::filesystem::path dir =
+      std::filesystem::path(MIRRA_SOURCE_DIR) / "fuzz/regressions/fuzz_record_batch";
+  std::filesystem::create_directories(dir);
+  BatchOptions o;
+  o.producer_id = INT64_MAX;
+  RecordInput r;
+  r.value = as_bytes("v");
+  const RecordInput rs[] = {r};
+  const auto bytes = build_batch(o, rs).value();
+  std::ofstream(dir / "producer_id_int64_max.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
