@@ -305,9 +305,10 @@ def struct_decl(name, fields, indent, top=None):
 
 
 def _flex_line(ctx):
+    # (void)version: single-version messages never look at it.
     if ctx.msg.flexible is None:
-        return "[[maybe_unused]] constexpr bool flex = false;"
-    return f"[[maybe_unused]] const bool flex = version >= {ctx.msg.flexible[0]};"
+        return "(void)version;\n  [[maybe_unused]] constexpr bool flex = false;"
+    return f"(void)version;\n  [[maybe_unused]] const bool flex = version >= {ctx.msg.flexible[0]};"
 
 
 def _body_cond(ctx, f):
