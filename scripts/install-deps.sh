@@ -12,7 +12,7 @@ PACKAGES=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev librdkafka-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  kcat python3-confluent-kafka python3-kafka python3-pytest
+  kcat python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-pytest
   nodejs npm iperf3 fio
 )
 
