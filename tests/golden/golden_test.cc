@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/api_visit.h"
 #include "protocol/frame.h"
 #include "protocol/messages/all_messages.h"
 #include "protocol/records/record.h"
@@ -137,13 +138,11 @@ std::string round_trip(std::span<const uint8_t> body, int16_t version, Bytes& re
 
 std::string round_trip_body(int16_t key, std::span<const uint8_t> body, int16_t version,
                             Bytes& reencoded) {
-  switch (key) {
-#define MIRRA_GOLDEN_CASE(Name, Req, Resp) \
-  case Req::kApiKey: return round_trip<Req>(body, version, reencoded);
-    MIRRA_FOR_EACH_API(MIRRA_GOLDEN_CASE)
-#undef MIRRA_GOLDEN_CASE
-  }
-  return "no codec for api key " + std::to_string(key);
+  std::string result = "no codec for api key " + std::to_string(key);
+  visit_api(key, [&]<typename Req, typename Resp>() {
+    result = round_trip<Req>(body, version, reencoded);
+  });
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------

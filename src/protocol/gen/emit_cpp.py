@@ -289,9 +289,29 @@ def _shape(fields):
     return [(f.name, f.type, f.versions, f.nullable, f.tag, _shape(f.children)) for f in fields]
 
 
-def struct_decl(name, fields, indent, top=None):
+def optional_structs(msg):
+    """Names of structs held in std::optional fields. clang cannot use a nested struct's default
+    member initializers before the enclosing struct is complete, so std::optional<Nested> would
+    see it as not default-constructible; these get a user-provided constructor instead."""
+    names = set()
+
+    def visit(fields):
+        for f in fields:
+            if f.elem_is_struct and not f.is_array and f.nullable is not None:
+                names.add(f.elem)
+            visit(f.children)
+
+    visit(msg.fields)
+    for fields in msg.common.values():
+        visit(fields)
+    return names
+
+
+def struct_decl(name, fields, indent, top=None, own_constructor=False):
     pad = " " * indent
     out = [f"{pad}struct {name} {{"]
+    if own_constructor:
+        out.append(f"{pad}  {name}();")
     if top:
         out += [f"{pad}  {l}" if l else "" for l in top]
     for f in fields:

@@ -1,7 +1,8 @@
-// Writes the fuzz seed corpus (small valid batches and record sets). Disabled: run it by hand
-//   records_test --gtest_also_run_disabled_tests --gtest_filter='*SeedCorpus*'
-// to regenerate fuzz/corpus/fuzz_record_batch/ (or $MIRRA_SEED_CORPUS_DIR).
-#include <gtest/gtest.h>
+// Writes the record-batch fuzzer's seed corpus (small valid batches and record sets) and its
+// kept regression inputs. Not a test: run it by hand to regenerate them,
+//   build/tests/records/records_seed_writer [SOURCE_DIR]
+// which writes SOURCE_DIR/fuzz/corpus/fuzz_record_batch/ and
+// SOURCE_DIR/fuzz/regressions/fuzz_record_batch/.
 
 #include <climits>
 #include <cstdlib>
@@ -36,11 +37,8 @@ std::vector<uint8_t> sample_batch(Compression c, bool xerial, int64_t offset) {
   return std::move(build_batch(o, records)).value();
 }
 
-TEST(SeedCorpus, DISABLED_Write) {
-  const char* env = std::getenv("MIRRA_SEED_CORPUS_DIR");
-  const std::filesystem::path dir =
-      env ? std::filesystem::path(env)
-          : std::filesystem::path(MIRRA_SOURCE_DIR) / "fuzz/corpus/fuzz_record_batch";
+void write_seeds(const std::filesystem::path& root) {
+  const std::filesystem::path dir = root / "fuzz/corpus/fuzz_record_batch";
   std::filesystem::create_directories(dir);
   const auto write = [&dir](const std::string& name, const std::vector<uint8_t>& bytes) {
     std::ofstream(dir / name, std::ios::binary)
@@ -61,17 +59,10 @@ TEST(SeedCorpus, DISABLED_Write) {
   write("partial_tail.bin", set);
 }
 
-}  // namespace
-}  // namespace mirra::records
-
-namespace mirra::records {
-namespace {
-
 // Kept inputs that once broke something (see fuzz/regressions/fuzz_record_batch/):
 // producer id INT64_MAX made the mirroring rewrite compute -(p + 2) with signed overflow.
-TEST(SeedCorpus, DISABLED_WriteRegressions) {
-  const std::filesystem::path dir =
-      std::filesystem::path(MIRRA_SOURCE_DIR) / "fuzz/regressions/fuzz_record_batch";
+void write_regressions(const std::filesystem::path& root) {
+  const std::filesystem::path dir = root / "fuzz/regressions/fuzz_record_batch";
   std::filesystem::create_directories(dir);
   BatchOptions o;
   o.producer_id = INT64_MAX;
@@ -85,3 +76,10 @@ TEST(SeedCorpus, DISABLED_WriteRegressions) {
 
 }  // namespace
 }  // namespace mirra::records
+
+int main(int argc, char** argv) {
+  const std::filesystem::path root = argc > 1 ? argv[1] : MIRRA_SOURCE_DIR;
+  mirra::records::write_seeds(root);
+  mirra::records::write_regressions(root);
+  return 0;
+}
