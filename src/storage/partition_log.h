@@ -1,0 +1,112 @@
+// The log of one topic partition: segments of record batches in Kafka's on-disk format, with
+// their indexes, producer state, leader-epoch cache and aborted-transactions index.
+//
+// Ownership: a PartitionLog belongs to one thread at a time (the partition's owner); it is not
+// thread-safe. Reads hand out FileSlices that keep their segment file open (shared_ptr), so the
+// network layer may send them with sendfile() after the owner moved on, even if retention has
+// deleted the segment meanwhile. Storage never sees sockets.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/leader_epoch_cache.h"
+#include "storage/log_config.h"
+#include "storage/producer_state.h"
+#include "storage/txn_index.h"
+
+namespace mirra::storage {
+
+class SegmentFile;  // an open .log file; shared by reads in flight
+
+// A byte range of a segment file holding whole batches.
+struct FileSlice {
+  std::shared_ptr<const SegmentFile> file;
+  int64_t position = 0;
+  int64_t size = 0;
+};
+
+struct AppendResult {
+  int64_t first_offset = -1;
+  int64_t last_offset = -1;
+  int64_t log_append_time = -1;  // -1 unless the topic uses LogAppendTime
+  int64_t log_start_offset = -1;
+  bool duplicate = false;        // an idempotent retry: offsets are those of the first append
+};
+
+// How far a read may go (Kafka's FetchIsolation).
+enum class ReadBound { log_end, high_watermark, last_stable_offset };
+
+struct ReadResult {
+  std::vector<FileSlice> slices;         // whole batches, in order
+  std::vector<AbortedTxn> aborted;       // filled for ReadBound::last_stable_offset
+  int64_t high_watermark = -1;
+  int64_t last_stable_offset = -1;
+  int64_t log_start_offset = -1;
+  int64_t log_end_offset = -1;
+  int64_t total_bytes() const;
+};
+
+class PartitionLog {
+ public:
+  // Opens (creating if needed) the partition directory and recovers it: finds the last valid
+  // batch after a crash, cuts a torn tail, rebuilds indexes and producer state where needed.
+  static Result<std::unique_ptr<PartitionLog>> open(std::filesystem::path dir, LogConfig config);
+  ~PartitionLog();
+
+  // Produce: validates the record set (CRC, sizes, magic, max.message.bytes, producer
+  // sequences), assigns offsets in place (base offset and leader epoch are outside the CRC),
+  // sets LogAppendTime when configured, appends. `records` is the request's own buffer.
+  Result<AppendResult> append_as_leader(std::span<uint8_t> records, int32_t leader_epoch,
+                                        AppendOrigin origin, int64_t now_ms);
+
+  // Mirroring: appends batches at their own base offsets, which must not go below the log end
+  // offset (jumps forward are fine). No offset assignment, no sequence checks; producer state,
+  // aborted-transactions index and LSO are maintained from the batches.
+  Result<AppendResult> append_mirrored(std::span<const uint8_t> records, int64_t now_ms);
+
+  // Whole batches from the one containing `offset`, up to max_bytes (at least one batch when
+  // `min_one_batch`), not past the bound. OFFSET_OUT_OF_RANGE outside [log start, LEO].
+  Result<ReadResult> read(int64_t offset, int32_t max_bytes, ReadBound bound, bool min_one_batch) const;
+
+  // ListOffsets: the first offset whose timestamp is >= ts (nullopt: none), and the offset of
+  // the largest timestamp.
+  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const;  // {offset, ts}
+  std::pair<int64_t, int64_t> max_timestamp_offset() const;                          // {offset, ts}
+
+  // Drops everything at and above `offset`: segments, indexes, producer state, txn index and
+  // leader-epoch cache included.
+  Status truncate_to(int64_t offset);
+  // Empties the log and restarts it at `offset` (a mirror whose source moved past it).
+  Status truncate_fully_and_start_at(int64_t offset);
+  // Raises the log start (DeleteRecords, retention, a mirror following its source).
+  Status advance_log_start(int64_t offset);
+
+  int64_t log_start_offset() const;
+  int64_t log_end_offset() const;
+  int64_t high_watermark() const;       // single node: the log end offset
+  int64_t last_stable_offset() const;   // min(first unstable offset, high watermark)
+
+  // Applies retention.ms / retention.bytes (whole segments) and rolls by segment.ms.
+  Status apply_retention(int64_t now_ms);
+  Status flush();   // fsync everything appended so far; advances the recovery point
+  Status close();   // flush, snapshot producer state, checkpoint
+
+  const LogConfig& config() const;
+  void update_config(const LogConfig& config);
+  const ProducerStateManager& producer_state() const;
+  const LeaderEpochCache& leader_epochs() const;
+  int64_t size_bytes() const;
+  size_t segment_count() const;
+
+ private:
+  struct Impl;
+  explicit PartitionLog(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mirra::storage
