@@ -41,35 +41,33 @@ void append_message(Bytes& out, const M& m, int16_t version) {
   m.encode(w, version);
 }
 
-// size prefix + header + body, for a request (client side).
-template <typename M>
-Bytes encode_request_frame(const RequestHeader& header, const M& body) {
-  const ApiInfo* api = find_api(M::kApiKey);
-  const int16_t version = header.request_api_version;
-  const int16_t hv = api ? request_header_version(*api, version) : 1;
+// size prefix + header + body, with one reservation for the whole frame.
+template <typename H, typename M>
+Bytes encode_frame(const H& header, int16_t header_version, const M& body, int16_t version) {
   Bytes out;
-  out.reserve(kFrameSizeBytes + header.size(hv) + body.size(version));
+  out.reserve(kFrameSizeBytes + header.size(header_version) + body.size(version));
   out.resize(kFrameSizeBytes);
-  append_message(out, header, hv);
+  append_message(out, header, header_version);
   append_message(out, body, version);
   patch_frame_size(out);
   return out;
 }
 
-// size prefix + header + body, for a response (broker side).
+// A request frame (client side); the version is the header's request_api_version.
+template <typename M>
+Bytes encode_request_frame(const RequestHeader& header, const M& body) {
+  const ApiInfo* api = find_api(M::kApiKey);
+  const int16_t version = header.request_api_version;
+  return encode_frame(header, api ? request_header_version(*api, version) : 1, body, version);
+}
+
+// A response frame (broker side).
 template <typename M>
 Bytes encode_response_frame(int32_t correlation_id, int16_t version, const M& body) {
   const ApiInfo* api = find_api(M::kApiKey);
-  const int16_t hv = api ? response_header_version(*api, version) : 0;
   ResponseHeader header;
   header.correlation_id = correlation_id;
-  Bytes out;
-  out.reserve(kFrameSizeBytes + header.size(hv) + body.size(version));
-  out.resize(kFrameSizeBytes);
-  append_message(out, header, hv);
-  append_message(out, body, version);
-  patch_frame_size(out);
-  return out;
+  return encode_frame(header, api ? response_header_version(*api, version) : 0, body, version);
 }
 
 }  // namespace mirra::protocol
