@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,13 +22,27 @@
 
 namespace mirra::storage {
 
-class SegmentFile;  // an open .log file; shared by reads in flight
+class SegmentFile;  // an open .log file; shared by reads in flight (storage/segment.h)
 
-// A byte range of a segment file holding whole batches.
+// A byte range of a segment file holding whole batches. Send it with sendfile(file->fd(), ...)
+// or copy it with file->read_at(); both work from any thread, after retention deleted the
+// segment too.
 struct FileSlice {
   std::shared_ptr<const SegmentFile> file;
   int64_t position = 0;
   int64_t size = 0;
+};
+
+// What the log directory's checkpoint files say about this partition (see checkpoint.h): the
+// broker reads them once per log dir and hands each partition its values.
+struct LogOpenOptions {
+  // recovery-point-offset-checkpoint: everything below is known to be fsynced; segments at or
+  // above it are scanned batch by batch (CRC32C) on open. 0 = scan everything.
+  int64_t recovery_point = 0;
+  // log-start-offset-checkpoint; nullopt = the first segment's base offset.
+  std::optional<int64_t> log_start_offset;
+  // The clock for segment creation times and producer expiry; -1 = the wall clock.
+  int64_t now_ms = -1;
 };
 
 struct AppendResult {
@@ -55,7 +70,11 @@ class PartitionLog {
  public:
   // Opens (creating if needed) the partition directory and recovers it: finds the last valid
   // batch after a crash, cuts a torn tail, rebuilds indexes and producer state where needed.
-  static Result<std::unique_ptr<PartitionLog>> open(std::filesystem::path dir, LogConfig config);
+  // Corruption with valid batches after it (not a torn tail) fails with CORRUPT_MESSAGE naming
+  // the file, the position and both offsets, and truncates nothing: the partition stays
+  // offline until an operator looks (src/storage/README.md, "Crash safety").
+  static Result<std::unique_ptr<PartitionLog>> open(std::filesystem::path dir, LogConfig config,
+                                                    LogOpenOptions options = {});
   ~PartitionLog();
 
   // Produce: validates the record set (CRC, sizes, magic, max.message.bytes, producer
@@ -79,19 +98,29 @@ class PartitionLog {
   std::pair<int64_t, int64_t> max_timestamp_offset() const;                          // {offset, ts}
 
   // Drops everything at and above `offset`: segments, indexes, producer state, txn index and
-  // leader-epoch cache included.
+  // leader-epoch cache included. Truncation is at batch boundaries: a batch that straddles
+  // `offset` is dropped whole, and the log end offset becomes the end of the last batch kept
+  // (or the active segment's base offset), which can be below `offset`. Unlike Kafka, which
+  // sets the LEO to `offset` anyway, the log never claims offsets it does not hold, so the LEO
+  // after a restart is the same. Below the log start: truncate_fully_and_start_at(offset).
   Status truncate_to(int64_t offset);
   // Empties the log and restarts it at `offset` (a mirror whose source moved past it).
   Status truncate_fully_and_start_at(int64_t offset);
-  // Raises the log start (DeleteRecords, retention, a mirror following its source).
+  // Raises the log start (DeleteRecords, retention, a mirror following its source); segments
+  // wholly below it are deleted. Above the log end offset: OFFSET_OUT_OF_RANGE (a mirror whose
+  // source moved past its end uses truncate_fully_and_start_at instead).
   Status advance_log_start(int64_t offset);
 
   int64_t log_start_offset() const;
   int64_t log_end_offset() const;
   int64_t high_watermark() const;       // single node: the log end offset
   int64_t last_stable_offset() const;   // min(first unstable offset, high watermark)
+  int64_t recovery_point() const;       // everything below is fsynced (for the checkpoint file)
 
-  // Applies retention.ms / retention.bytes (whole segments) and rolls by segment.ms.
+  // Periodic housekeeping: rolls an idle active segment older than segment.ms (wall clock, so
+  // that retention can reach it), deletes whole segments by retention.ms (the segment's largest
+  // timestamp) and retention.bytes, never the active one, raises the log start, flushes by
+  // flush.ms and expires producers.
   Status apply_retention(int64_t now_ms);
   Status flush();   // fsync everything appended so far; advances the recovery point
   Status close();   // flush, snapshot producer state, checkpoint
@@ -102,9 +131,12 @@ class PartitionLog {
   const LeaderEpochCache& leader_epochs() const;
   int64_t size_bytes() const;
   size_t segment_count() const;
+  std::vector<int64_t> segment_base_offsets() const;
+  const std::filesystem::path& dir() const;
+
+  struct Impl;  // partition_log_impl.h; public so that the module's .cc files can share it
 
  private:
-  struct Impl;
   explicit PartitionLog(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

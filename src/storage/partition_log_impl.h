@@ -1,0 +1,63 @@
+// The state behind PartitionLog, shared by its .cc files (open/recovery, append, read,
+// truncation/retention). Internal to the storage module. One owner thread, no locks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "storage/partition_log.h"
+#include "storage/segment.h"
+
+namespace mirra::storage {
+
+struct PartitionLog::Impl {
+  Impl(std::filesystem::path d, LogConfig c)
+      : dir(std::move(d)), config(c), producers(dir, c.producer_id_expiration_ms) {}
+
+  std::filesystem::path dir;
+  LogConfig config;
+  // By base offset; never empty after open. The last one is the active segment.
+  std::map<int64_t, std::unique_ptr<LogSegment>> segments;
+  ProducerStateManager producers;
+  std::optional<LeaderEpochCache> epochs;
+  int64_t log_start = 0;
+  int64_t leo = 0;
+  int64_t recovery_point = 0;
+  int64_t unflushed_messages = 0;  // records appended since the last flush (flush.messages)
+  int64_t last_flush_ms = 0;       // wall clock of the last flush (flush.ms)
+  bool closed = false;
+
+  LogSegment& active() { return *segments.rbegin()->second; }
+  const LogSegment& active() const { return *segments.rbegin()->second; }
+  // The segment holding `offset`: the one with the largest base offset <= offset (or the first).
+  std::map<int64_t, std::unique_ptr<LogSegment>>::const_iterator floor_segment(int64_t offset) const;
+
+  int64_t first_unstable_or_leo() const;  // the LSO on a single node
+  // Makes a new active segment at `base` (the old one is finalised and fsynced first, which
+  // also moves the recovery point) and snapshots the producer state there.
+  Status roll(int64_t base, int64_t now_ms);
+  // Rolls first when the active segment cannot take this batch.
+  Status maybe_roll(const records::BatchView& batch, int64_t now_ms);
+  // The bookkeeping after a batch is in the active segment: producer state, aborted-txn
+  // index, leader-epoch cache, log end offset, flush.messages.
+  Status after_append(const records::BatchView& batch, AppendOrigin origin, int64_t now_ms);
+  Status maybe_flush(int64_t now_ms);
+  Status flush(int64_t now_ms);
+  // Deletes a non-active segment (files renamed to .deleted, then removed).
+  Status delete_segment(int64_t base);
+  // The log start moved up: clamps the epoch cache, drops useless producer snapshots.
+  Status on_log_start_moved();
+};
+
+// Replays batches of [from, to) into the producer state (AppendOrigin::replication), the way
+// open() and truncation rebuild it from a snapshot. Reads full batches (control markers need
+// their record); trusts the bytes (they were validated when written or recovered).
+Status replay_producer_state(PartitionLog::Impl& log, int64_t from, int64_t to, int64_t now_ms);
+
+// Open: lists and loads segments, recovers those at or above the recovery point (recovery.cc).
+Status load_log(PartitionLog::Impl& log, const LogOpenOptions& options, int64_t now_ms);
+
+}  // namespace mirra::storage

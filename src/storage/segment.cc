@@ -1,0 +1,338 @@
+#include "storage/segment.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+
+#include "base/log.h"
+#include "protocol/records/byte_order.h"
+#include "storage/durable_file.h"
+
+namespace mirra::storage {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "storage";
+using durable::io_error;
+namespace layout = records::layout;
+
+Status corrupt(std::string message) { return {ErrorCode::CORRUPT_MESSAGE, std::move(message)}; }
+
+// Reads the header fields from at least layout::kHeaderSize bytes.
+Result<BatchHeader> decode_header(const uint8_t* p, int64_t position) {
+  BatchHeader h;
+  h.position = position;
+  const auto length = static_cast<int32_t>(records::load_be32(p + layout::kBatchLength));
+  const auto magic = static_cast<int8_t>(p[layout::kMagic]);
+  const auto delta = static_cast<int32_t>(records::load_be32(p + layout::kLastOffsetDelta));
+  if (magic != records::kMagicV2 || length < layout::kMinBatchLength || delta < 0)
+    return corrupt("impossible batch header at position " + std::to_string(position));
+  h.size = static_cast<int32_t>(layout::kLogOverhead) + length;
+  h.base_offset = static_cast<int64_t>(records::load_be64(p + layout::kBaseOffset));
+  h.last_offset = h.base_offset + delta;
+  h.leader_epoch = static_cast<int32_t>(records::load_be32(p + layout::kPartitionLeaderEpoch));
+  h.max_timestamp = static_cast<int64_t>(records::load_be64(p + layout::kMaxTimestamp));
+  return h;
+}
+
+}  // namespace
+
+std::filesystem::path segment_path(const std::filesystem::path& dir, int64_t base_offset,
+                                   std::string_view suffix) {
+  std::string name = fmt::format("{:020d}", base_offset);
+  name += suffix;
+  return dir / name;
+}
+
+std::optional<int64_t> parse_segment_name(const std::filesystem::path& file,
+                                          std::string_view suffix) {
+  const std::string name = file.filename().string();
+  if (name.size() != 20 + suffix.size() || !name.ends_with(suffix)) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = 0; i < 20; ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    if (v > (INT64_MAX - (name[i] - '0')) / 10) return std::nullopt;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+
+// ---- SegmentFile -------------------------------------------------------------------------------
+
+Result<std::shared_ptr<SegmentFile>> SegmentFile::open(std::filesystem::path path) {
+  std::shared_ptr<SegmentFile> f(new SegmentFile());
+  f->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (f->fd_ < 0) return io_error("open", path, errno);
+  f->path_ = std::move(path);
+  const off_t end = ::lseek(f->fd_, 0, SEEK_END);
+  if (end < 0) return io_error("lseek", f->path_, errno);
+  f->size_ = end;
+  return f;
+}
+
+SegmentFile::~SegmentFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status SegmentFile::read_at(int64_t position, std::span<uint8_t> out) const {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
+                              static_cast<off_t>(position + static_cast<int64_t>(done)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error("read", path_, errno);
+    if (n == 0)
+      return corrupt(path_.string() + ": unexpected end of file at position " +
+                     std::to_string(position + static_cast<int64_t>(done)));
+    done += static_cast<size_t>(n);
+  }
+  return Status();
+}
+
+Status SegmentFile::append(std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(size_ + static_cast<int64_t>(done)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      // Leave no partial batch behind: the next append must start at a batch boundary.
+      const int err = errno;
+      if (::ftruncate(fd_, size_) != 0) MIRRA_LOG_ERROR("cannot undo a partial write to {}", path_.string());
+      return io_error("write", path_, err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  size_ += static_cast<int64_t>(bytes.size());
+  return Status();
+}
+
+Status SegmentFile::truncate(int64_t size) {
+  if (::ftruncate(fd_, size) != 0) return io_error("truncate", path_, errno);
+  size_ = size;
+  return Status();
+}
+
+Status SegmentFile::flush() { return durable::fsync_fd(fd_, path_); }
+
+Status SegmentFile::rename(const std::filesystem::path& to) {
+  if (::rename(path_.c_str(), to.c_str()) != 0) return io_error("rename", path_, errno);
+  path_ = to;
+  return Status();
+}
+
+// ---- HeaderScanner -----------------------------------------------------------------------------
+
+HeaderScanner::HeaderScanner(const SegmentFile& file, int64_t position, int64_t end)
+    : file_(file), position_(position), end_(end) {}
+
+Result<std::optional<BatchHeader>> HeaderScanner::next() {
+  if (position_ >= end_) return std::optional<BatchHeader>();
+  constexpr int64_t kHeader = layout::kHeaderSize;
+  if (end_ - position_ < kHeader)
+    return corrupt(file_.path().string() + ": batch header cut at position " +
+                   std::to_string(position_));
+  const int64_t buf_end = buf_position_ + static_cast<int64_t>(buf_.size());
+  if (position_ < buf_position_ || position_ + kHeader > buf_end) {
+    constexpr int64_t kChunk = 8192;
+    buf_.resize(static_cast<size_t>(std::min(kChunk, end_ - position_)));
+    buf_position_ = position_;
+    if (Status st = file_.read_at(position_, buf_); !st) return st;
+  }
+  auto h = decode_header(buf_.data() + (position_ - buf_position_), position_);
+  if (!h) return corrupt(file_.path().string() + ": " + h.status().message());
+  if (h->end_position() > end_)
+    return corrupt(file_.path().string() + ": batch at position " + std::to_string(position_) +
+                   " runs past the end of the segment");
+  position_ = h->end_position();
+  return std::optional<BatchHeader>(*h);
+}
+
+// ---- LogSegment --------------------------------------------------------------------------------
+
+Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path& dir,
+                                                     int64_t base_offset, const LogConfig& config,
+                                                     int64_t now_ms, bool& indexes_valid) {
+  std::unique_ptr<LogSegment> s(new LogSegment());
+  s->dir_ = dir;
+  s->base_ = base_offset;
+  s->next_offset_ = base_offset;
+  s->created_ms_ = now_ms;
+  s->index_interval_bytes_ = config.index_interval_bytes;
+  auto file = SegmentFile::open(segment_path(dir, base_offset, ".log"));
+  if (!file) return file.status();
+  s->file_ = std::move(file.value());
+  bool offsets_ok = false, times_ok = false;
+  auto oi = OffsetIndex::open(segment_path(dir, base_offset, ".index"), base_offset,
+                              config.max_offset_index_entries(), s->file_->size(), offsets_ok);
+  if (!oi) return oi.status();
+  s->offset_index_ = std::move(oi.value());
+  auto ti = TimeIndex::open(segment_path(dir, base_offset, ".timeindex"), base_offset,
+                            config.max_time_index_entries(), times_ok);
+  if (!ti) return ti.status();
+  s->time_index_ = std::move(ti.value());
+  auto txn = TxnIndex::open(segment_path(dir, base_offset, ".txnindex"));
+  if (!txn) return txn.status();
+  s->txn_ = std::move(txn.value());
+  indexes_valid = offsets_ok && times_ok;
+  return s;
+}
+
+Result<std::unique_ptr<LogSegment>> LogSegment::create(const std::filesystem::path& dir,
+                                                       int64_t base_offset,
+                                                       const LogConfig& config, int64_t now_ms) {
+  bool valid = false;
+  auto s = open(dir, base_offset, config, now_ms, valid);
+  if (!s) return s;
+  LogSegment& seg = *s.value();
+  if (Status st = seg.file_->truncate(0); !st) return st;
+  if (Status st = seg.reset_indexes(); !st) return st;
+  if (Status st = seg.txn_.truncate_to(base_offset); !st) return st;
+  return s;
+}
+
+void LogSegment::set_max_index_entries(const LogConfig& config) {
+  offset_index_.set_max_entries(config.max_offset_index_entries());
+  time_index_.set_max_entries(config.max_time_index_entries());
+  index_interval_bytes_ = config.index_interval_bytes;
+}
+
+bool LogSegment::should_roll(const LogConfig& config, int64_t size, int64_t max_timestamp,
+                             int64_t last_offset) const {
+  if (last_offset - base_ > INT32_MAX) return true;  // relative offsets are int32
+  if (empty()) return false;
+  if (file_->size() + size > config.segment_bytes) return true;
+  if (offset_index_.full() || time_index_.full()) return true;
+  // Kafka measures segment.ms between the first batch's timestamp and the incoming one.
+  return rolling_base_timestamp_ && max_timestamp - *rolling_base_timestamp_ > config.segment_ms;
+}
+
+void LogSegment::track_timestamp(int64_t max_timestamp, int64_t last_offset) {
+  if (!rolling_base_timestamp_) rolling_base_timestamp_ = max_timestamp;
+  if (max_timestamp > max_timestamp_) {
+    max_timestamp_ = max_timestamp;
+    offset_of_max_timestamp_ = last_offset;
+  }
+}
+
+Status LogSegment::index_batch(const BatchHeader& h) {
+  track_timestamp(h.max_timestamp, h.last_offset);
+  // Kafka's rule: an entry for the batch that starts once more than index.interval.bytes were
+  // written since the previous entry. The batch at position 0 needs none (lookup's default).
+  if (bytes_since_last_index_ > index_interval_bytes_ && !offset_index_.full()) {
+    if (Status st = offset_index_.append(h.last_offset, h.position); !st) return st;
+    if (Status st = time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_); !st) return st;
+    bytes_since_last_index_ = 0;
+  }
+  bytes_since_last_index_ += h.size;
+  next_offset_ = h.next_offset();
+  return Status();
+}
+
+Status LogSegment::append(const records::BatchView& batch) {
+  const int64_t position = file_->size();
+  if (Status st = file_->append(batch.bytes()); !st) return st;
+  dirty_ = true;
+  auto h = decode_header(batch.bytes().data(), position);
+  if (!h) return h.status();
+  return index_batch(*h);
+}
+
+Status LogSegment::reset_indexes() {
+  bytes_since_last_index_ = 0;
+  next_offset_ = base_;
+  max_timestamp_ = -1;
+  offset_of_max_timestamp_ = -1;
+  rolling_base_timestamp_.reset();
+  if (Status st = offset_index_.reset(); !st) return st;
+  return time_index_.reset();
+}
+
+Status LogSegment::load_tail() {
+  if (auto last = time_index_.last()) {
+    max_timestamp_ = last->timestamp;
+    offset_of_max_timestamp_ = last->offset;
+  }
+  int64_t from = 0;
+  if (auto last = offset_index_.last()) from = last->position;
+  HeaderScanner scan(*file_, from, file_->size());
+  bool first = true;
+  for (;;) {
+    auto h = scan.next();
+    if (!h) return h.status();
+    if (!*h) break;
+    const BatchHeader& b = **h;
+    if (first && from == 0) rolling_base_timestamp_ = b.max_timestamp;
+    first = false;
+    if (b.max_timestamp > max_timestamp_) {
+      max_timestamp_ = b.max_timestamp;
+      offset_of_max_timestamp_ = b.last_offset;
+    }
+    next_offset_ = b.next_offset();
+  }
+  bytes_since_last_index_ = file_->size() - from;
+  if (!rolling_base_timestamp_ && !empty()) {
+    HeaderScanner head(*file_, 0, file_->size());
+    auto h = head.next();
+    if (!h) return h.status();
+    if (*h) rolling_base_timestamp_ = (*h)->max_timestamp;
+  }
+  return Status();
+}
+
+Result<std::optional<BatchHeader>> LogSegment::find_batch(int64_t offset) const {
+  HeaderScanner scan(*file_, offset_index_.lookup(offset).position, file_->size());
+  for (;;) {
+    auto h = scan.next();
+    if (!h || !*h) return h;
+    if ((*h)->last_offset >= offset) return h;
+  }
+}
+
+Status LogSegment::truncate_at(int64_t position, int64_t new_next_offset) {
+  if (Status st = offset_index_.truncate_to(new_next_offset); !st) return st;
+  if (Status st = time_index_.truncate_to(new_next_offset); !st) return st;
+  if (Status st = file_->truncate(position); !st) return st;
+  dirty_ = true;
+  // Timestamps and the index cadence are recomputed from what is left.
+  max_timestamp_ = -1;
+  offset_of_max_timestamp_ = -1;
+  rolling_base_timestamp_.reset();
+  next_offset_ = base_;
+  return load_tail();
+}
+
+Status LogSegment::on_become_inactive() {
+  if (max_timestamp_ >= 0) {
+    if (Status st = time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_, true); !st)
+      return st;
+  }
+  return flush();
+}
+
+Status LogSegment::flush() {
+  if (Status st = file_->flush(); !st) return st;
+  if (Status st = offset_index_.flush(); !st) return st;
+  if (Status st = time_index_.flush(); !st) return st;
+  if (Status st = txn_.flush(); !st) return st;
+  dirty_ = false;
+  return Status();
+}
+
+Status LogSegment::remove() {
+  // Renamed first so that a crash in between leaves files that open() recognises as garbage.
+  auto deleted = [](const std::filesystem::path& p) { return p.string() + ".deleted"; };
+  if (Status st = file_->rename(deleted(file_->path())); !st) return st;
+  if (Status st = offset_index_.rename(deleted(offset_index_.path())); !st) return st;
+  if (Status st = time_index_.rename(deleted(time_index_.path())); !st) return st;
+  if (Status st = txn_.remove(); !st) return st;
+  std::error_code ec;
+  std::filesystem::remove(file_->path(), ec);
+  if (Status st = offset_index_.remove(); !st) return st;
+  return time_index_.remove();
+}
+
+}  // namespace mirra::storage
