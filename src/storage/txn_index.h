@@ -2,6 +2,10 @@
 // ABORT marker is in that segment. A read_committed fetch asks for the entries that overlap the
 // range it returns, so the consumer can drop the aborted records. Entry layout:
 // docs/formats/txn-index.md (Kafka's layout: 34 bytes, big-endian).
+//
+// Like Kafka, the file is created lazily by the first append(): most segments never see an
+// aborted transaction, and an empty index should cost neither a file nor an open fd.
+// Movable, not copyable; the destructor closes the fd (without fsync: call flush()).
 #pragma once
 
 #include <cstdint>
@@ -23,22 +27,36 @@ struct AbortedTxn {
 class TxnIndex {
  public:
   static constexpr size_t kEntrySize = 34;
+  static constexpr int16_t kVersion = 0;  // the only entry version Kafka has written so far
+
+  TxnIndex() = default;  // no file; open() gives a usable one
+  TxnIndex(TxnIndex&& other) noexcept;
+  TxnIndex& operator=(TxnIndex&& other) noexcept;
+  TxnIndex(const TxnIndex&) = delete;
+  TxnIndex& operator=(const TxnIndex&) = delete;
+  ~TxnIndex();
 
   // Opens or creates the file and loads its entries. A torn last entry (kill -9 during a write)
   // is cut off; anything else malformed is an error.
   static Result<TxnIndex> open(std::filesystem::path path);
 
   Status append(const AbortedTxn& txn);   // entries are appended in marker-offset order
-  // Entries with last_offset >= fetch_offset and first_offset < upper_bound_offset.
-  void collect(int64_t fetch_offset, int64_t upper_bound_offset, std::vector<AbortedTxn>& out) const;
+  // Appends to `out` the entries with last_offset >= fetch_offset and first_offset <
+  // upper_bound_offset. Returns true when the search is complete: an entry's last_stable_offset
+  // reached upper_bound_offset, so no later entry (here or in a later segment) can overlap the
+  // range and the caller may stop looking at further segments (Kafka's TxnIndexSearchResult).
+  bool collect(int64_t fetch_offset, int64_t upper_bound_offset, std::vector<AbortedTxn>& out) const;
   Status truncate_to(int64_t offset);     // drops entries whose last_offset >= offset
-  Status flush();                          // fsync
-  Status remove();                         // deletes the file
+  Status flush();                          // fsync (nothing to do before the first append)
+  Status remove();                         // deletes the file (absent: fine); entries cleared
   Status rename(const std::filesystem::path& to);
   const std::vector<AbortedTxn>& entries() const { return entries_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  Status ensure_open();  // creates the file on first use
+  void close_fd();
+
   std::filesystem::path path_;
   std::vector<AbortedTxn> entries_;
   int fd_ = -1;

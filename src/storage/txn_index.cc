@@ -1,0 +1,172 @@
+#include "storage/txn_index.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "protocol/records/byte_order.h"
+#include "storage/durable_file.h"
+
+namespace mirra::storage {
+
+namespace {
+
+// Byte offsets inside one 34-byte entry (all big-endian).
+constexpr size_t kVersionAt = 0;       // int16
+constexpr size_t kProducerIdAt = 2;    // int64
+constexpr size_t kFirstOffsetAt = 10;  // int64
+constexpr size_t kLastOffsetAt = 18;   // int64
+constexpr size_t kLsoAt = 26;          // int64
+static_assert(kLsoAt + 8 == TxnIndex::kEntrySize);
+
+void encode(const AbortedTxn& t, uint8_t* p) {
+  records::store_be16(p + kVersionAt, static_cast<uint16_t>(TxnIndex::kVersion));
+  records::store_be64(p + kProducerIdAt, static_cast<uint64_t>(t.producer_id));
+  records::store_be64(p + kFirstOffsetAt, static_cast<uint64_t>(t.first_offset));
+  records::store_be64(p + kLastOffsetAt, static_cast<uint64_t>(t.last_offset));
+  records::store_be64(p + kLsoAt, static_cast<uint64_t>(t.last_stable_offset));
+}
+
+AbortedTxn decode(const uint8_t* p) {
+  AbortedTxn t;
+  t.producer_id = static_cast<int64_t>(records::load_be64(p + kProducerIdAt));
+  t.first_offset = static_cast<int64_t>(records::load_be64(p + kFirstOffsetAt));
+  t.last_offset = static_cast<int64_t>(records::load_be64(p + kLastOffsetAt));
+  t.last_stable_offset = static_cast<int64_t>(records::load_be64(p + kLsoAt));
+  return t;
+}
+
+Status truncate_file(int fd, const std::filesystem::path& path, size_t size) {
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return durable::io_error("truncate", path, errno);
+  return Status::ok();
+}
+
+}  // namespace
+
+TxnIndex::TxnIndex(TxnIndex&& other) noexcept
+    : path_(std::move(other.path_)),
+      entries_(std::move(other.entries_)),
+      fd_(std::exchange(other.fd_, -1)) {}
+
+TxnIndex& TxnIndex::operator=(TxnIndex&& other) noexcept {
+  if (this != &other) {
+    close_fd();
+    path_ = std::move(other.path_);
+    entries_ = std::move(other.entries_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+TxnIndex::~TxnIndex() { close_fd(); }
+
+void TxnIndex::close_fd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
+  TxnIndex index;
+  index.path_ = std::move(path);
+  index.fd_ = ::open(index.path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (index.fd_ < 0) {
+    if (errno == ENOENT) return index;  // created by the first append
+    return durable::io_error("open", index.path_, errno);
+  }
+  auto bytes = durable::read_file(index.path_);
+  if (!bytes) return bytes.status();
+  const std::vector<uint8_t>& data = bytes->value();  // the file exists: we hold it open
+
+  size_t whole = data.size() / kEntrySize * kEntrySize;
+  for (size_t at = 0; at < whole; at += kEntrySize) {
+    int16_t version = static_cast<int16_t>(records::load_be16(data.data() + at + kVersionAt));
+    if (version != kVersion) {
+      return Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                    "txn index " + index.path_.string() + ": entry at byte " + std::to_string(at) +
+                        " has unknown version " + std::to_string(version));
+    }
+    index.entries_.push_back(decode(data.data() + at));
+  }
+  if (whole != data.size()) {
+    // A crash in the middle of append(): the entry never counted, so cutting it loses nothing.
+    MIRRA_CLOG_WARN("storage", "txn index {}: cutting a torn last entry ({} of {} bytes)", index.path_.string(),
+                   data.size() - whole, kEntrySize);
+    if (Status st = truncate_file(index.fd_, index.path_, whole); !st) return st;
+  }
+  return index;
+}
+
+Status TxnIndex::ensure_open() {
+  if (fd_ >= 0) return Status::ok();
+  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return durable::io_error("create", path_, errno);
+  return Status::ok();
+}
+
+Status TxnIndex::append(const AbortedTxn& txn) {
+  if (!entries_.empty() && entries_.back().last_offset >= txn.last_offset) {
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "txn index " + path_.string() + ": marker offset " + std::to_string(txn.last_offset) +
+                      " is not above the last entry's " + std::to_string(entries_.back().last_offset));
+  }
+  if (Status st = ensure_open(); !st) return st;
+  uint8_t buf[kEntrySize];
+  encode(txn, buf);
+  if (Status st = durable::write_all(fd_, buf, path_); !st) {
+    // Drop a partial entry now so that later appends stay aligned on 34-byte boundaries.
+    (void)truncate_file(fd_, path_, entries_.size() * kEntrySize);
+    return st;
+  }
+  entries_.push_back(txn);
+  return Status::ok();
+}
+
+bool TxnIndex::collect(int64_t fetch_offset, int64_t upper_bound_offset,
+                       std::vector<AbortedTxn>& out) const {
+  for (const AbortedTxn& t : entries_) {
+    if (t.last_offset >= fetch_offset && t.first_offset < upper_bound_offset) out.push_back(t);
+    // Every transaction still open when this marker was written started at or after this LSO;
+    // once it reaches the bound, nothing later can start below the bound.
+    if (t.last_stable_offset >= upper_bound_offset) return true;
+  }
+  return false;
+}
+
+Status TxnIndex::truncate_to(int64_t offset) {
+  auto first_dropped = std::find_if(entries_.begin(), entries_.end(),
+                                    [&](const AbortedTxn& t) { return t.last_offset >= offset; });
+  size_t keep = static_cast<size_t>(first_dropped - entries_.begin());
+  if (keep == entries_.size()) return Status::ok();
+  if (Status st = truncate_file(fd_, path_, keep * kEntrySize); !st) return st;
+  entries_.resize(keep);
+  return Status::ok();
+}
+
+Status TxnIndex::flush() {
+  if (fd_ < 0) return Status::ok();
+  return durable::fsync_fd(fd_, path_);
+}
+
+Status TxnIndex::remove() {
+  close_fd();
+  entries_.clear();
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return durable::io_error("delete", path_, errno);
+  return Status::ok();
+}
+
+Status TxnIndex::rename(const std::filesystem::path& to) {
+  // No fd means no file yet: only the name the first append will use changes.
+  if (fd_ >= 0 && ::rename(path_.c_str(), to.c_str()) != 0) {
+    return durable::io_error("rename to " + to.string() + " from", path_, errno);
+  }
+  path_ = to;
+  return Status::ok();
+}
+
+}  // namespace mirra::storage
