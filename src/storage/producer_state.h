@@ -58,6 +58,7 @@ struct CompletedTxn {
   int64_t first_offset = -1;  // first offset of the transaction's data in this partition
   int64_t last_offset = -1;   // offset of the marker
   bool aborted = false;
+  bool operator==(const CompletedTxn&) const = default;
 };
 
 class ProducerStateManager {
