@@ -40,7 +40,7 @@ struct LogOpenOptions {
   // above it are scanned batch by batch (CRC32C) on open. 0 = scan everything.
   int64_t recovery_point = 0;
   // log-start-offset-checkpoint; nullopt = the first segment's base offset.
-  std::optional<int64_t> log_start_offset;
+  std::optional<int64_t> log_start_offset = std::nullopt;
   // The clock for segment creation times and producer expiry; -1 = the wall clock.
   int64_t now_ms = -1;
 };

@@ -165,6 +165,9 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path
   auto file = SegmentFile::open(segment_path(dir, base_offset, ".log"));
   if (!file) return file.status();
   s->file_ = std::move(file.value());
+  // A missing index next to a non-empty log must be rebuilt, not taken as "no entries".
+  const bool indexes_exist = std::filesystem::exists(segment_path(dir, base_offset, ".index")) &&
+                             std::filesystem::exists(segment_path(dir, base_offset, ".timeindex"));
   bool offsets_ok = false, times_ok = false;
   auto oi = OffsetIndex::open(segment_path(dir, base_offset, ".index"), base_offset,
                               config.max_offset_index_entries(), s->file_->size(), offsets_ok);
@@ -177,7 +180,7 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path
   auto txn = TxnIndex::open(segment_path(dir, base_offset, ".txnindex"));
   if (!txn) return txn.status();
   s->txn_ = std::move(txn.value());
-  indexes_valid = offsets_ok && times_ok;
+  indexes_valid = offsets_ok && times_ok && (indexes_exist || s->file_->size() == 0);
   return s;
 }
 
