@@ -224,8 +224,14 @@ Status load_segments(PartitionLog::Impl& log, const std::vector<int64_t>& bases,
       first_dirty = bases[i];
       continue;
     }
+    if (last) {
+      // Data above the recovery point may be torn: anything but a tail that ends exactly at
+      // the recovery point (a clean close) means a scan.
+      if (!indexes_valid || !s.load_tail() || s.next_offset() != options.recovery_point)
+        first_dirty = bases[i];
+      continue;
+    }
     if (Status st = load_clean_segment(log, s, indexes_valid, now_ms); !st) return st;
-    if (last && s.next_offset() != options.recovery_point) first_dirty = bases[i];
   }
   const int64_t replay_to = first_dirty == INT64_MAX ? log.active().next_offset() : first_dirty;
   auto from = log.producers.reload_from_snapshot(replay_to, log.log_start);

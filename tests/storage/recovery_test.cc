@@ -140,6 +140,24 @@ TEST(Recovery, CorruptionBelowRecoveryPointIsNotScanned) {
   EXPECT_FALSE(PartitionLog::open(dir.path(), small_config(), {.recovery_point = 0}));
 }
 
+TEST(Recovery, TornTailAboveRecoveryPointInLastSegment) {
+  TempDir dir;
+  int64_t recovery_point = 0;
+  {
+    auto log = open_log(dir.path());
+    for (int i = 0; i < 3; ++i) append(*log, make_batch({.records = 2}));
+    ASSERT_TRUE(log->flush());
+    recovery_point = log->recovery_point();
+    append(*log, make_batch({.records = 2}));
+  }
+  const fs::path seg = dir.path() / "00000000000000000000.log";
+  fs::resize_file(seg, fs::file_size(seg) - 7);
+  auto log = open_log(dir.path(), {}, {.recovery_point = recovery_point});
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->log_end_offset(), 6);
+  EXPECT_EQ(read_all(*log).size(), 3u);
+}
+
 TEST(Recovery, RebuildsMissingAndTornIndexes) {
   TempDir dir;
   {
