@@ -94,6 +94,9 @@ class Reader {
 
 std::vector<uint8_t> encode_snapshot(int64_t offset, const std::map<int64_t, ProducerEntry>& producers) {
   Writer w;
+  size_t size = kBodyAt + 12;
+  for (const auto& [pid, e] : producers) size += kEntryFixedSize + kBatchSize * e.batches.size();
+  w.bytes().reserve(size);
   w.i16(kSnapshotVersion);
   w.i32(0);  // CRC, filled in below
   w.i64(offset);
@@ -162,6 +165,10 @@ Result<std::map<int64_t, ProducerEntry>> decode_snapshot(std::span<const uint8_t
   int64_t offset = r.i64();
   int32_t count = r.i32();
   if (!r.ok() || offset != expected_offset || count < 0) return corrupt("bad snapshot header");
+  // Cheap bound before the loop: every entry takes at least its fixed part.
+  if (static_cast<uint64_t>(count) > (data.size() - kBodyAt) / kEntryFixedSize) {
+    return corrupt("producer count " + std::to_string(count) + " does not fit in the file");
+  }
   std::map<int64_t, ProducerEntry> producers;
   for (int32_t i = 0; i < count; ++i) {
     auto e = decode_entry(r);
