@@ -99,6 +99,7 @@ void BM_SequentialRead(benchmark::State& state) {
   auto log = storage::PartitionLog::open(dir, bench_config(false), {.recovery_point = INT64_MAX})
                  .value();
   std::vector<uint8_t> buf(1 << 20);
+  const auto batch_size = static_cast<int64_t>(batch_of(16 << 10).size());
   int64_t offset = 0, bytes = 0;
   for (auto _ : state) {
     auto r = log->read(offset, 1 << 20, storage::ReadBound::high_watermark, true);
@@ -111,7 +112,7 @@ void BM_SequentialRead(benchmark::State& state) {
       bytes += s.size;
     }
     // The next offset: 16 records per batch, whole batches returned.
-    offset += r->total_bytes() / static_cast<int64_t>(batch_of(16 << 10).size()) * 16;
+    offset += r->total_bytes() / batch_size * 16;
   }
   state.SetBytesProcessed(bytes);
   log.reset();

@@ -137,8 +137,11 @@ Result<std::optional<BatchHeader>> HeaderScanner::next() {
                    std::to_string(position_));
   const int64_t buf_end = buf_position_ + static_cast<int64_t>(buf_.size());
   if (position_ < buf_position_ || position_ + kHeader > buf_end) {
+    // Small batches: read ahead so that the next headers come free. Large ones: the next
+    // header is far away, so read just this one instead of kilobytes of records.
     constexpr int64_t kChunk = 8192;
-    buf_.resize(static_cast<size_t>(std::min(kChunk, end_ - position_)));
+    const int64_t want = last_size_ > kChunk / 2 ? kHeader : kChunk;
+    buf_.resize(static_cast<size_t>(std::min(want, end_ - position_)));
     buf_position_ = position_;
     if (Status st = file_.read_at(position_, buf_); !st) return st;
   }
@@ -148,6 +151,7 @@ Result<std::optional<BatchHeader>> HeaderScanner::next() {
     return corrupt(file_.path().string() + ": batch at position " + std::to_string(position_) +
                    " runs past the end of the segment");
   position_ = h->end_position();
+  last_size_ = h->size;
   return std::optional<BatchHeader>(*h);
 }
 

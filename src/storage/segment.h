@@ -85,6 +85,7 @@ class HeaderScanner {
   int64_t end_;
   std::vector<uint8_t> buf_;
   int64_t buf_position_ = 0;
+  int64_t last_size_ = 0;  // of the previous batch: decides how far to read ahead
 };
 
 class LogSegment {
