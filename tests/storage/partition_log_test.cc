@@ -312,6 +312,36 @@ TEST(PartitionLog, ReopenAfterCloseKeepsEverything) {
   EXPECT_EQ(r.first_offset, 60);
 }
 
+TEST(PartitionLog, CompressedBatchesKeepTheirBytes) {
+  TempDir dir;
+  auto log = open_log(dir.path());
+  auto batch = make_batch({.records = 10, .timestamp = 500, .value_size = 200,
+                           .compression = records::Compression::lz4});
+  const std::vector<uint8_t> payload(batch.begin() + records::layout::kCrcStart, batch.end());
+  auto r = append(*log, batch);
+  EXPECT_EQ(r.last_offset, 9);
+  auto stored = slurp(*log->read(0, 1 << 20, ReadBound::log_end, true));
+  // Only the offset and the epoch changed: the CRC-covered bytes are the producer's.
+  EXPECT_EQ(std::vector<uint8_t>(stored.begin() + records::layout::kCrcStart, stored.end()),
+            payload);
+  EXPECT_EQ(log->offset_for_timestamp(505), (std::pair<int64_t, int64_t>{5, 505}));
+  EXPECT_EQ(read_values(*log).size(), 10u);
+}
+
+TEST(PartitionLog, FlushMsFlushesOnLaterAppend) {
+  TempDir dir;
+  LogConfig c;
+  c.flush_ms = 1000;
+  auto log = open_log(dir.path(), c, {.now_ms = 0});
+  append(*log, make_batch({}), 500);
+  EXPECT_EQ(log->recovery_point(), 0);
+  append(*log, make_batch({}), 1500);
+  EXPECT_EQ(log->recovery_point(), 2);
+  append(*log, make_batch({}), 1600);
+  ASSERT_TRUE(log->apply_retention(2600));  // housekeeping applies flush.ms too
+  EXPECT_EQ(log->recovery_point(), 3);
+}
+
 TEST(PartitionLog, FileSliceOutlivesDeletedSegment) {
   TempDir dir;
   auto log = open_log(dir.path(), small_config());
