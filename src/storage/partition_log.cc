@@ -96,10 +96,9 @@ Status PartitionLog::Impl::maybe_flush(int64_t now_ms) {
   return Status();
 }
 
-Status PartitionLog::Impl::flush(int64_t now_ms) {
+Status PartitionLog::Impl::flush(int64_t now_ms, bool indexes) {
   for (auto it = floor_segment(recovery_point); it != segments.end(); ++it) {
-    if (!it->second->dirty()) continue;
-    if (Status st = it->second->flush(); !st) return st;
+    if (Status st = it->second->flush(indexes); !st) return st;
   }
   recovery_point = leo;
   unflushed_messages = 0;
@@ -149,7 +148,7 @@ Status PartitionLog::flush() { return impl_->flush(now_ms()); }
 
 Status PartitionLog::close() {
   if (impl_->closed) return Status();
-  Status st = impl_->flush(now_ms());
+  Status st = impl_->flush(now_ms(), /*indexes=*/true);
   if (st && impl_->producers.map_end_offset() == impl_->leo) st = impl_->producers.take_snapshot();
   impl_->closed = true;
   return st;

@@ -45,7 +45,8 @@ struct PartitionLog::Impl {
   // index, leader-epoch cache, log end offset, flush.messages.
   Status after_append(const records::BatchView& batch, AppendOrigin origin, int64_t now_ms);
   Status maybe_flush(int64_t now_ms);
-  Status flush(int64_t now_ms);
+  // fsyncs what the recovery point needs (see LogSegment::flush); `indexes` for close().
+  Status flush(int64_t now_ms, bool indexes = false);
   // Deletes a non-active segment (files renamed to .deleted, then removed).
   Status delete_segment(int64_t base);
   // The log start moved up: clamps the epoch cache, drops useless producer snapshots.

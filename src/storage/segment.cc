@@ -320,13 +320,15 @@ Status LogSegment::on_become_inactive() {
   return flush();
 }
 
-Status LogSegment::flush() {
-  if (Status st = file_->flush(); !st) return st;
-  if (Status st = offset_index_.flush(); !st) return st;
-  if (Status st = time_index_.flush(); !st) return st;
+Status LogSegment::flush(bool indexes) {
+  if (dirty_) {
+    if (Status st = file_->flush(); !st) return st;
+  }
   if (Status st = txn_.flush(); !st) return st;
   dirty_ = false;
-  return Status();
+  if (!indexes) return Status();
+  if (Status st = offset_index_.flush(); !st) return st;
+  return time_index_.flush();
 }
 
 Status LogSegment::remove() {

@@ -138,7 +138,11 @@ class LogSegment {
   // Called when a newer segment takes over appends: records the final largest timestamp in
   // the time index (so it can be loaded from there) and flushes everything.
   Status on_become_inactive();
-  Status flush();
+  // fsyncs the .log and the txn index; with `indexes`, the offset and time indexes too. The
+  // recovery point may pass data whose offset/time index entries are not synced: below it a
+  // lost entry only makes an index sparser (load_tail scans from the last entry left) and a
+  // torn one fails the sanity checks, while a lost aborted-txn entry would be wrong data.
+  Status flush(bool indexes = true);
   bool dirty() const { return dirty_; }
   // Renames every file to "<name>.deleted" and removes it. Open FileSlices keep reading.
   Status remove();
