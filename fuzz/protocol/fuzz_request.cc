@@ -16,7 +16,7 @@ template <typename M>
 Bytes reencode(std::span<const uint8_t> body, int16_t version, bool& ok) {
   M m;
   Reader r(body);
-  ok = m.decode(r, version).is_ok();
+  ok = m.decode(r, version).ok();
   Bytes out;
   if (ok) append_message(out, m, version);
   return out;

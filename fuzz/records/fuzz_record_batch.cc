@@ -30,11 +30,11 @@ void check(bool ok) {
 
 void check_rewrite(const mr::BatchView& batch) {
   std::vector<uint8_t> copy(batch.bytes().begin(), batch.bytes().end());
-  const bool valid_before = batch.validate().is_ok();
+  const bool valid_before = batch.validate().ok();
   if (!mr::rewrite_producer_id(copy)) return;
   auto after = mr::BatchView::parse(copy);
   check(after.ok());
-  check(!valid_before || after->validate().is_ok());
+  check(!valid_before || after->validate().ok());
   check(after->crc() == after->compute_crc());
   for (size_t i = 0; i < copy.size(); ++i) {
     const bool may_differ = (i >= 17 && i <= 20) || (i >= 43 && i <= 50);
@@ -69,7 +69,7 @@ void check_rebuild(const mr::BatchView& batch, const Collected& got) {
   auto rebuilt = builder.finish();
   check(rebuilt.ok());
   auto view = mr::BatchView::parse(*rebuilt);
-  check(view.ok() && view->validate().is_ok());
+  check(view.ok() && view->validate().ok());
   std::vector<uint8_t> scratch;
   size_t i = 0;
   const mirra::Status st = mr::for_each_record(*view, scratch, [&](const mr::RecordView& r) {
@@ -79,7 +79,7 @@ void check_rebuild(const mr::BatchView& batch, const Collected& got) {
     check(r.header_count == o.header_count);
     return mirra::Status();
   });
-  check(st.is_ok() && i == got.records.size());
+  check(st.ok() && i == got.records.size());
 }
 
 void walk_batch(const mr::BatchView& batch) {
@@ -100,7 +100,7 @@ void walk_batch(const mr::BatchView& batch) {
         return mirra::Status();
       },
       kMaxOut);
-  if (st.is_ok() && got.records.size() <= 1000) check_rebuild(batch, got);
+  if (st.ok() && got.records.size() <= 1000) check_rebuild(batch, got);
 }
 
 }  // namespace

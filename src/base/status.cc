@@ -3,7 +3,7 @@
 namespace mirra {
 
 std::string Status::to_string() const {
-  if (is_ok()) return "OK";
+  if (ok()) return "OK";
   std::string out(error_name(code_));
   if (!message_.empty()) {
     out += ": ";

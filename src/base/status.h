@@ -20,10 +20,10 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  static Status ok() { return {}; }
+  static Status OK() { return {}; }
 
-  bool is_ok() const { return code_ == ErrorCode::NONE; }
-  explicit operator bool() const { return is_ok(); }
+  bool ok() const { return code_ == ErrorCode::NONE; }
+  explicit operator bool() const { return ok(); }
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
 

@@ -45,13 +45,13 @@ int decode_frame(const std::string& path) {
     Req req;
     protocol::Reader r(env->body);
     body_status = req.decode(r, h.request_api_version);
-    if (body_status.is_ok() && r.remaining() != 0) {
+    if (body_status.ok() && r.remaining() != 0) {
       body_status = Status(ErrorCode::CORRUPT_MESSAGE,
                            fmt::format("{} trailing bytes after the body", r.remaining()));
     }
   });
   fmt::print("body: {} ({} bytes)\n", body_status.to_string(), env->body.size());
-  return body_status.is_ok() ? 0 : 1;
+  return body_status.ok() ? 0 : 1;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace mirra::protocol {
 
 Status Reader::status(const std::string& what) const {
-  if (!failed_) return Status::ok();
+  if (!failed_) return Status::OK();
   return Status(ErrorCode::CORRUPT_MESSAGE, what + ": " + fail_reason_ + " at byte " +
                                                 std::to_string(fail_position_));
 }

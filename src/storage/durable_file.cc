@@ -49,14 +49,14 @@ Status write_all(int fd, std::span<const uint8_t> bytes, const std::filesystem::
     }
     done += static_cast<size_t>(n);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status fsync_fd(int fd, const std::filesystem::path& path) {
   while (::fsync(fd) != 0) {
     if (errno != EINTR) return io_error("fsync", path, errno);
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Status fsync_dir(const std::filesystem::path& dir) {

@@ -129,7 +129,7 @@ Status LeaderEpochCache::assign(int32_t epoch, int64_t start_offset) {
                                                   " at offset " + std::to_string(start_offset) +
                                                   " is not a valid epoch entry");
   }
-  if (!apply(EpochEntry{epoch, start_offset})) return Status::ok();
+  if (!apply(EpochEntry{epoch, start_offset})) return Status::OK();
   return persist();
 }
 
@@ -155,14 +155,14 @@ Status LeaderEpochCache::truncate_from_end(int64_t end_offset) {
   while (end_offset >= 0 && !entries_.empty() && entries_.back().start_offset >= end_offset) {
     entries_.pop_back();
   }
-  return entries_.size() == before ? Status::ok() : persist();
+  return entries_.size() == before ? Status::OK() : persist();
 }
 
 Status LeaderEpochCache::truncate_from_start(int64_t start_offset) {
   auto first_kept = std::find_if(entries_.begin(), entries_.end(), [&](const EpochEntry& e) {
     return e.start_offset > start_offset;
   });
-  if (first_kept == entries_.begin()) return Status::ok();
+  if (first_kept == entries_.begin()) return Status::OK();
   // The last entry at or below the new start still covers it: keep its epoch, move its start.
   EpochEntry clamped{std::prev(first_kept)->epoch, start_offset};
   auto last_removed = entries_.erase(entries_.begin(), std::prev(first_kept));

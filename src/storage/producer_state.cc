@@ -59,7 +59,7 @@ Result<std::optional<records::ControlRecord>> read_marker(const BatchView& batch
 // a marker may carry the producer's current epoch).
 Status check_marker_against(const ProducerEntry* entry, const BatchView& batch,
                             const records::ControlRecord& marker) {
-  if (entry == nullptr) return Status::ok();
+  if (entry == nullptr) return Status::OK();
   if (batch.producer_epoch() < entry->epoch) {
     return Status(ErrorCode::INVALID_PRODUCER_EPOCH,
                   "marker of " + pid_text(batch) + " at offset " + std::to_string(batch.base_offset()) +
@@ -71,23 +71,23 @@ Status check_marker_against(const ProducerEntry* entry, const BatchView& batch,
                       std::to_string(marker.coordinator_epoch) + ", below the last seen " +
                       std::to_string(entry->coordinator_epoch));
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 // Kafka's checkSequence for a batch whose epoch is not below the producer's.
 Status check_sequence(const ProducerEntry* entry, const BatchView& batch) {
   // No state (never seen, expired, or removed with its data): any sequence starts the producer.
-  if (entry == nullptr || entry->epoch == -1) return Status::ok();
+  if (entry == nullptr || entry->epoch == -1) return Status::OK();
   int32_t first_seq = batch.base_sequence();
   if (batch.producer_epoch() != entry->epoch) {
-    if (first_seq == 0) return Status::ok();
+    if (first_seq == 0) return Status::OK();
     return Status(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
                   "new epoch of " + pid_text(batch) + " starts at sequence " +
                       std::to_string(first_seq) + ", not 0 (previous epoch " +
                       std::to_string(entry->epoch) + ")");
   }
   int32_t last_seq = entry->batches.empty() ? -1 : entry->batches.back().last_seq;
-  if (in_sequence(last_seq, first_seq)) return Status::ok();
+  if (in_sequence(last_seq, first_seq)) return Status::OK();
   return Status(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER,
                 "out of order sequence for " + pid_text(batch) + ": got " +
                     std::to_string(first_seq) + ", last appended " + std::to_string(last_seq));
@@ -137,11 +137,11 @@ Result<std::optional<BatchMetadata>> ProducerStateManager::check_client_batch(
 }
 
 Status ProducerStateManager::check_marker(const BatchView& batch) const {
-  if (!batch.is_control() || batch.producer_id() == kNoProducerId) return Status::ok();
+  if (!batch.is_control() || batch.producer_id() == kNoProducerId) return Status::OK();
   auto marker = read_marker(batch);
   if (!marker) return Status(ErrorCode::CORRUPT_MESSAGE, "unreadable transaction marker: " +
                                                              marker.status().message());
-  if (!marker->has_value()) return Status::ok();
+  if (!marker->has_value()) return Status::OK();
   return check_marker_against(find(batch.producer_id()), batch, **marker);
 }
 

@@ -202,7 +202,7 @@ Status ProducerStateManager::load_snapshot(int64_t offset) {
   for (const auto& [pid, e] : producers_) {
     if (e.current_txn_first_offset) ongoing_txns_.insert({*e.current_txn_first_offset, pid});
   }
-  return Status::ok();
+  return Status::OK();
 }
 
 Result<int64_t> ProducerStateManager::reload_from_snapshot(int64_t offset, int64_t log_start) {

@@ -44,7 +44,7 @@ AbortedTxn decode(const uint8_t* p) {
 
 Status truncate_file(int fd, const std::filesystem::path& path, size_t size) {
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return durable::io_error("truncate", path, errno);
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace
@@ -103,10 +103,10 @@ Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
 }
 
 Status TxnIndex::ensure_open() {
-  if (fd_ >= 0) return Status::ok();
+  if (fd_ >= 0) return Status::OK();
   fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) return durable::io_error("create", path_, errno);
-  return Status::ok();
+  return Status::OK();
 }
 
 Status TxnIndex::append(const AbortedTxn& txn) {
@@ -124,7 +124,7 @@ Status TxnIndex::append(const AbortedTxn& txn) {
     return st;
   }
   entries_.push_back(txn);
-  return Status::ok();
+  return Status::OK();
 }
 
 bool TxnIndex::collect(int64_t fetch_offset, int64_t upper_bound_offset,
@@ -142,14 +142,14 @@ Status TxnIndex::truncate_to(int64_t offset) {
   auto first_dropped = std::find_if(entries_.begin(), entries_.end(),
                                     [&](const AbortedTxn& t) { return t.last_offset >= offset; });
   size_t keep = static_cast<size_t>(first_dropped - entries_.begin());
-  if (keep == entries_.size()) return Status::ok();
+  if (keep == entries_.size()) return Status::OK();
   if (Status st = truncate_file(fd_, path_, keep * kEntrySize); !st) return st;
   entries_.resize(keep);
-  return Status::ok();
+  return Status::OK();
 }
 
 Status TxnIndex::flush() {
-  if (fd_ < 0) return Status::ok();
+  if (fd_ < 0) return Status::OK();
   return durable::fsync_fd(fd_, path_);
 }
 
@@ -157,7 +157,7 @@ Status TxnIndex::remove() {
   close_fd();
   entries_.clear();
   if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return durable::io_error("delete", path_, errno);
-  return Status::ok();
+  return Status::OK();
 }
 
 Status TxnIndex::rename(const std::filesystem::path& to) {
@@ -166,7 +166,7 @@ Status TxnIndex::rename(const std::filesystem::path& to) {
     return durable::io_error("rename to " + to.string() + " from", path_, errno);
   }
   path_ = to;
-  return Status::ok();
+  return Status::OK();
 }
 
 }  // namespace mirra::storage

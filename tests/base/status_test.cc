@@ -10,16 +10,16 @@ namespace {
 
 TEST(Status, DefaultIsOk) {
   Status s;
-  EXPECT_TRUE(s.is_ok());
+  EXPECT_TRUE(s.ok());
   EXPECT_TRUE(static_cast<bool>(s));
   EXPECT_EQ(s.code(), ErrorCode::NONE);
   EXPECT_EQ(s.to_string(), "OK");
-  EXPECT_TRUE(Status::ok().is_ok());
+  EXPECT_TRUE(Status::OK().ok());
 }
 
 TEST(Status, CarriesCodeAndMessage) {
   Status s(ErrorCode::CORRUPT_MESSAGE, "batch 3: crc mismatch");
-  EXPECT_FALSE(s.is_ok());
+  EXPECT_FALSE(s.ok());
   EXPECT_FALSE(static_cast<bool>(s));
   EXPECT_EQ(s.code(), ErrorCode::CORRUPT_MESSAGE);
   EXPECT_EQ(s.message(), "batch 3: crc mismatch");
@@ -41,7 +41,7 @@ TEST(Result, HoldsValue) {
   EXPECT_TRUE(static_cast<bool>(r));
   EXPECT_EQ(r.value(), 7);
   EXPECT_EQ(*r, 7);
-  EXPECT_TRUE(r.status().is_ok());
+  EXPECT_TRUE(r.status().ok());
 }
 
 TEST(Result, HoldsStatus) {

@@ -119,7 +119,7 @@ M decode_body(const Fixture& f) {
   M m;
   Reader r(env.body);
   const mirra::Status s = m.decode(r, f.version);
-  EXPECT_TRUE(s.is_ok()) << f.label() << ": " << s.to_string();
+  EXPECT_TRUE(s.ok()) << f.label() << ": " << s.to_string();
   EXPECT_EQ(r.remaining(), 0u) << f.label();
   return m;
 }
@@ -344,9 +344,9 @@ TEST(Golden, ProduceRequestsAndRecordBatches) {
             while (hs.next(h)) e.headers.emplace_back(rec::as_string(h.key), str(h.value).value_or("<null>"));
             EXPECT_EQ(r.offset_delta, n++) << f.label();
             got.push_back(std::move(e));
-            return mirra::Status::ok();
+            return mirra::Status::OK();
           });
-          EXPECT_TRUE(st.is_ok()) << f.label() << ": " << st.to_string();
+          EXPECT_TRUE(st.ok()) << f.label() << ": " << st.to_string();
           EXPECT_EQ(n, batch.record_count()) << f.label();
           ++batch_index;
           ++batches_checked;

@@ -52,7 +52,7 @@ TEST(Frame, EnvelopeSplitsHeaderAndBody) {
     EXPECT_EQ(env->api->name, "Metadata");
     MetadataRequest decoded;
     Reader r(env->body);
-    ASSERT_TRUE(decoded.decode(r, v).is_ok());
+    ASSERT_TRUE(decoded.decode(r, v).ok());
     EXPECT_EQ(r.remaining(), 0u);
     EXPECT_EQ(decoded.topics->at(0).name, "orders");
   }

@@ -22,7 +22,7 @@ void round_trip(int16_t version, uint64_t seed) {
   Reader r(bytes.data(), bytes.size());
   M decoded;
   Status s = decoded.decode(r, version);
-  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  ASSERT_TRUE(s.ok()) << s.to_string();
   EXPECT_EQ(r.remaining(), 0u) << M::kName << " v" << version;
   EXPECT_TRUE(decoded == original) << M::kName << " v" << version << " seed " << seed;
 
@@ -36,7 +36,7 @@ void round_trip(int16_t version, uint64_t seed) {
     Reader pr(bytes.data(), cut);
     M partial;
     Status ps = partial.decode(pr, version);
-    EXPECT_TRUE(!ps.is_ok() || pr.remaining() == 0) << M::kName << " v" << version;
+    EXPECT_TRUE(!ps.ok() || pr.remaining() == 0) << M::kName << " v" << version;
   }
 }
 

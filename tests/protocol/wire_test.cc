@@ -82,7 +82,7 @@ TEST(Wire, RecordsAreViewsIntoTheBuffer) {
     append_message(wire, req, v);
     ProduceRequest decoded;
     Reader r(wire.data(), wire.size());
-    ASSERT_TRUE(decoded.decode(r, v).is_ok());
+    ASSERT_TRUE(decoded.decode(r, v).ok());
     const RecordsView& view = *decoded.topic_data[0].partition_data[0].records;
     EXPECT_GE(view.data, wire.data());
     EXPECT_LE(view.data + view.size, wire.data() + wire.size());
@@ -98,7 +98,7 @@ TEST(Wire, UnknownTaggedFieldsSurviveARoundTrip) {
   append_message(wire, req, 9);
   ProduceRequest decoded;
   Reader r(wire.data(), wire.size());
-  ASSERT_TRUE(decoded.decode(r, 9).is_ok());
+  ASSERT_TRUE(decoded.decode(r, 9).ok());
   EXPECT_EQ(decoded.unknown_tags, req.unknown_tags);
   // In a non-flexible version there is no tagged section: the unknown tags are not written.
   Bytes classic;

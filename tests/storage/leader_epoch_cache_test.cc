@@ -40,9 +40,9 @@ class LeaderEpochCacheTest : public ::testing::Test {
   // A cache holding epochs 1@0, 3@10, 5@20.
   LeaderEpochCache three() {
     LeaderEpochCache c = open();
-    EXPECT_TRUE(c.assign(1, 0).is_ok());
-    EXPECT_TRUE(c.assign(3, 10).is_ok());
-    EXPECT_TRUE(c.assign(5, 20).is_ok());
+    EXPECT_TRUE(c.assign(1, 0).ok());
+    EXPECT_TRUE(c.assign(3, 10).ok());
+    EXPECT_TRUE(c.assign(5, 20).ok());
     return c;
   }
   std::string file_text() {
@@ -65,7 +65,7 @@ TEST_F(LeaderEpochCacheTest, MissingFileIsAnEmptyCache) {
 
 TEST_F(LeaderEpochCacheTest, AssignPersistsInKafkaTextFormat) {
   LeaderEpochCache c = three();
-  ASSERT_TRUE(c.assign(5, 25).is_ok());  // later batch of the latest epoch: no change
+  ASSERT_TRUE(c.assign(5, 25).ok());  // later batch of the latest epoch: no change
   EXPECT_EQ(file_text(), "0\n3\n1 0\n3 10\n5 20\n");
   EXPECT_EQ(c.latest(), (EpochEntry{5, 20}));
   EXPECT_EQ(open().entries(), (Entries{{1, 0}, {3, 10}, {5, 20}}));
@@ -74,11 +74,11 @@ TEST_F(LeaderEpochCacheTest, AssignPersistsInKafkaTextFormat) {
 
 TEST_F(LeaderEpochCacheTest, ContradictingAssignTruncatesLikeKafka) {
   LeaderEpochCache c = three();
-  ASSERT_TRUE(c.assign(5, 15).is_ok());  // same epoch, lower start: replaces
+  ASSERT_TRUE(c.assign(5, 15).ok());  // same epoch, lower start: replaces
   EXPECT_EQ(c.entries(), (Entries{{1, 0}, {3, 10}, {5, 15}}));
-  ASSERT_TRUE(c.assign(7, 12).is_ok());  // higher epoch below the latest start: drops 5@15
+  ASSERT_TRUE(c.assign(7, 12).ok());  // higher epoch below the latest start: drops 5@15
   EXPECT_EQ(c.entries(), (Entries{{1, 0}, {3, 10}, {7, 12}}));
-  ASSERT_TRUE(c.assign(2, 30).is_ok());  // lower epoch: everything with epoch >= 2 goes
+  ASSERT_TRUE(c.assign(2, 30).ok());  // lower epoch: everything with epoch >= 2 goes
   EXPECT_EQ(c.entries(), (Entries{{1, 0}, {2, 30}}));
   EXPECT_EQ(open().entries(), c.entries());
 }
@@ -105,35 +105,35 @@ TEST_F(LeaderEpochCacheTest, EndOffsetForFollowsKafka) {
 
 TEST_F(LeaderEpochCacheTest, TruncateFromEnd) {
   LeaderEpochCache c = three();
-  ASSERT_TRUE(c.truncate_from_end(21).is_ok());
+  ASSERT_TRUE(c.truncate_from_end(21).ok());
   EXPECT_EQ(c.entries().size(), 3u);
-  ASSERT_TRUE(c.truncate_from_end(20).is_ok());
+  ASSERT_TRUE(c.truncate_from_end(20).ok());
   EXPECT_EQ(c.entries(), (Entries{{1, 0}, {3, 10}}));
-  ASSERT_TRUE(c.truncate_from_end(5).is_ok());
+  ASSERT_TRUE(c.truncate_from_end(5).ok());
   EXPECT_EQ(c.entries(), (Entries{{1, 0}}));
   EXPECT_EQ(open().entries(), (Entries{{1, 0}}));
-  ASSERT_TRUE(c.truncate_from_end(-1).is_ok());  // undefined offset: ignored, as in Kafka
+  ASSERT_TRUE(c.truncate_from_end(-1).ok());  // undefined offset: ignored, as in Kafka
   EXPECT_EQ(c.entries().size(), 1u);
-  ASSERT_TRUE(c.truncate_from_end(0).is_ok());
+  ASSERT_TRUE(c.truncate_from_end(0).ok());
   EXPECT_TRUE(c.entries().empty());
 }
 
 TEST_F(LeaderEpochCacheTest, TruncateFromStartClampsTheCoveringEpoch) {
   LeaderEpochCache c = three();
-  ASSERT_TRUE(c.truncate_from_start(0).is_ok());
+  ASSERT_TRUE(c.truncate_from_start(0).ok());
   EXPECT_EQ(c.entries(), (Entries{{1, 0}, {3, 10}, {5, 20}}));
-  ASSERT_TRUE(c.truncate_from_start(12).is_ok());
+  ASSERT_TRUE(c.truncate_from_start(12).ok());
   EXPECT_EQ(c.entries(), (Entries{{3, 12}, {5, 20}}));
-  ASSERT_TRUE(c.truncate_from_start(20).is_ok());
+  ASSERT_TRUE(c.truncate_from_start(20).ok());
   EXPECT_EQ(c.entries(), (Entries{{5, 20}}));
-  ASSERT_TRUE(c.truncate_from_start(100).is_ok());
+  ASSERT_TRUE(c.truncate_from_start(100).ok());
   EXPECT_EQ(c.entries(), (Entries{{5, 100}}));
   EXPECT_EQ(open().entries(), (Entries{{5, 100}}));
 }
 
 TEST_F(LeaderEpochCacheTest, ClearPersistsAnEmptyCheckpoint) {
   LeaderEpochCache c = three();
-  ASSERT_TRUE(c.clear().is_ok());
+  ASSERT_TRUE(c.clear().ok());
   EXPECT_EQ(file_text(), "0\n0\n");
   EXPECT_TRUE(open().entries().empty());
 }

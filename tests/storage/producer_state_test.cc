@@ -260,7 +260,7 @@ TEST_F(ProducerStateTest, SnapshotRoundTrip) {
   append(m, data(8, 0, 0, 1, 23, true), AppendOrigin::client, 700);
   append(m, marker(ControlType::ABORT, 8, 0, 24, 3), AppendOrigin::coordinator, 701);
   ASSERT_EQ(m.map_end_offset(), 25);
-  ASSERT_TRUE(m.take_snapshot().is_ok());
+  ASSERT_TRUE(m.take_snapshot().ok());
   EXPECT_TRUE(fs::exists(dir_ / "00000000000000000025.snapshot"));
   EXPECT_EQ(m.snapshot_offsets(), std::vector<int64_t>{25});
 
@@ -301,7 +301,7 @@ class ProducerSnapshotFiles : public ProducerStateTest {
   void three_snapshots(ProducerStateManager& m) {
     for (int i = 0; i < 3; ++i) {
       append(m, data(1, 0, 10 * i, 10, 10 * i));
-      ASSERT_TRUE(m.take_snapshot().is_ok());
+      ASSERT_TRUE(m.take_snapshot().ok());
     }
     ASSERT_EQ(m.snapshot_offsets(), (std::vector<int64_t>{10, 20, 30}));
   }

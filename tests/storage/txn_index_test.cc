@@ -53,17 +53,17 @@ TEST_F(TxnIndexTest, FileIsCreatedByTheFirstAppend) {
   TxnIndex idx = open();
   EXPECT_TRUE(idx.entries().empty());
   EXPECT_FALSE(fs::exists(path_));
-  EXPECT_TRUE(idx.flush().is_ok());
-  ASSERT_TRUE(idx.append({5, 0, 3, 0}).is_ok());
+  EXPECT_TRUE(idx.flush().ok());
+  ASSERT_TRUE(idx.append({5, 0, 3, 0}).ok());
   EXPECT_EQ(fs::file_size(path_), TxnIndex::kEntrySize);
 }
 
 TEST_F(TxnIndexTest, EntriesAreKafkaBigEndianAndSurviveReopen) {
   {
     TxnIndex idx = open();
-    ASSERT_TRUE(idx.append({0x0102030405060708, 10, 20, 11}).is_ok());
-    ASSERT_TRUE(idx.append({-2, 15, 30, 15}).is_ok());  // mirrored producer ids are stored as is
-    ASSERT_TRUE(idx.flush().is_ok());
+    ASSERT_TRUE(idx.append({0x0102030405060708, 10, 20, 11}).ok());
+    ASSERT_TRUE(idx.append({-2, 15, 30, 15}).ok());  // mirrored producer ids are stored as is
+    ASSERT_TRUE(idx.flush().ok());
   }
   std::vector<uint8_t> b = file_bytes();
   ASSERT_EQ(b.size(), 2 * TxnIndex::kEntrySize);
@@ -80,14 +80,14 @@ TEST_F(TxnIndexTest, EntriesAreKafkaBigEndianAndSurviveReopen) {
 TEST_F(TxnIndexTest, TornLastEntryIsCut) {
   {
     TxnIndex idx = open();
-    ASSERT_TRUE(idx.append({1, 0, 5, 0}).is_ok());
-    ASSERT_TRUE(idx.append({2, 6, 9, 6}).is_ok());
+    ASSERT_TRUE(idx.append({1, 0, 5, 0}).ok());
+    ASSERT_TRUE(idx.append({2, 6, 9, 6}).ok());
   }
   append_raw({0, 0, 0, 0, 0, 0, 0, 3, 0, 0});  // 10 of 34 bytes of a third entry
   TxnIndex idx = open();
   EXPECT_EQ(idx.entries().size(), 2u);
   EXPECT_EQ(fs::file_size(path_), 2 * TxnIndex::kEntrySize);
-  ASSERT_TRUE(idx.append({3, 10, 12, 10}).is_ok());  // lands on an entry boundary
+  ASSERT_TRUE(idx.append({3, 10, 12, 10}).ok());  // lands on an entry boundary
   TxnIndex again = open();
   EXPECT_EQ(again.entries().back(), (AbortedTxn{3, 10, 12, 10}));
 }
@@ -103,25 +103,25 @@ TEST_F(TxnIndexTest, UnknownVersionIsAnError) {
 
 TEST_F(TxnIndexTest, AppendsMustMoveForward) {
   TxnIndex idx = open();
-  ASSERT_TRUE(idx.append({1, 0, 5, 0}).is_ok());
-  EXPECT_FALSE(idx.append({2, 1, 5, 1}).is_ok());
-  EXPECT_FALSE(idx.append({2, 1, 4, 1}).is_ok());
+  ASSERT_TRUE(idx.append({1, 0, 5, 0}).ok());
+  EXPECT_FALSE(idx.append({2, 1, 5, 1}).ok());
+  EXPECT_FALSE(idx.append({2, 1, 4, 1}).ok());
   EXPECT_EQ(idx.entries().size(), 1u);
 }
 
 TEST_F(TxnIndexTest, TruncateToDropsMarkersAtOrAboveTheOffset) {
   TxnIndex idx = open();
-  ASSERT_TRUE(idx.append({1, 0, 10, 0}).is_ok());
-  ASSERT_TRUE(idx.append({2, 5, 20, 5}).is_ok());
-  ASSERT_TRUE(idx.append({3, 21, 30, 21}).is_ok());
-  ASSERT_TRUE(idx.truncate_to(31).is_ok());
+  ASSERT_TRUE(idx.append({1, 0, 10, 0}).ok());
+  ASSERT_TRUE(idx.append({2, 5, 20, 5}).ok());
+  ASSERT_TRUE(idx.append({3, 21, 30, 21}).ok());
+  ASSERT_TRUE(idx.truncate_to(31).ok());
   EXPECT_EQ(idx.entries().size(), 3u);
-  ASSERT_TRUE(idx.truncate_to(20).is_ok());
+  ASSERT_TRUE(idx.truncate_to(20).ok());
   EXPECT_EQ(idx.entries(), (std::vector<AbortedTxn>{{1, 0, 10, 0}}));
   EXPECT_EQ(fs::file_size(path_), TxnIndex::kEntrySize);
-  ASSERT_TRUE(idx.append({4, 12, 15, 12}).is_ok());  // the truncated tail may be rewritten
+  ASSERT_TRUE(idx.append({4, 12, 15, 12}).ok());  // the truncated tail may be rewritten
   EXPECT_EQ(open().entries().size(), 2u);
-  ASSERT_TRUE(idx.truncate_to(0).is_ok());
+  ASSERT_TRUE(idx.truncate_to(0).ok());
   EXPECT_TRUE(idx.entries().empty());
   EXPECT_EQ(fs::file_size(path_), 0u);
 }
@@ -129,7 +129,7 @@ TEST_F(TxnIndexTest, TruncateToDropsMarkersAtOrAboveTheOffset) {
 TEST_F(TxnIndexTest, CollectReturnsOverlappingTransactions) {
   TxnIndex idx = open();
   const AbortedTxn a{1, 0, 10, 0}, b{2, 5, 20, 5}, c{3, 21, 30, 21}, d{4, 40, 50, 40};
-  for (const AbortedTxn& t : {a, b, c, d}) ASSERT_TRUE(idx.append(t).is_ok());
+  for (const AbortedTxn& t : {a, b, c, d}) ASSERT_TRUE(idx.append(t).ok());
   auto collect = [&](int64_t from, int64_t to, bool* complete = nullptr) {
     std::vector<AbortedTxn> out;
     bool done = idx.collect(from, to, out);
@@ -153,31 +153,31 @@ TEST_F(TxnIndexTest, CollectReturnsOverlappingTransactions) {
 TEST_F(TxnIndexTest, RenameAndRemove) {
   TxnIndex idx = open();
   fs::path other = dir_ / "00000000000000000000.txnindex.deleted";
-  ASSERT_TRUE(idx.rename(other).is_ok());  // no file yet: only the name changes
+  ASSERT_TRUE(idx.rename(other).ok());  // no file yet: only the name changes
   EXPECT_EQ(idx.path(), other);
   EXPECT_FALSE(fs::exists(other));
-  ASSERT_TRUE(idx.append({1, 0, 1, 0}).is_ok());
+  ASSERT_TRUE(idx.append({1, 0, 1, 0}).ok());
   EXPECT_TRUE(fs::exists(other));
-  ASSERT_TRUE(idx.rename(path_).is_ok());
+  ASSERT_TRUE(idx.rename(path_).ok());
   EXPECT_TRUE(fs::exists(path_));
   EXPECT_FALSE(fs::exists(other));
-  ASSERT_TRUE(idx.append({2, 2, 3, 2}).is_ok());  // the fd followed the rename
+  ASSERT_TRUE(idx.append({2, 2, 3, 2}).ok());  // the fd followed the rename
   EXPECT_EQ(open().entries().size(), 2u);
-  ASSERT_TRUE(idx.remove().is_ok());
+  ASSERT_TRUE(idx.remove().ok());
   EXPECT_FALSE(fs::exists(path_));
   EXPECT_TRUE(idx.entries().empty());
-  EXPECT_TRUE(idx.remove().is_ok());  // already gone: fine
+  EXPECT_TRUE(idx.remove().ok());  // already gone: fine
 }
 
 TEST_F(TxnIndexTest, MovedIndexKeepsWorking) {
   TxnIndex a = open();
-  ASSERT_TRUE(a.append({1, 0, 1, 0}).is_ok());
+  ASSERT_TRUE(a.append({1, 0, 1, 0}).ok());
   TxnIndex b(std::move(a));
-  ASSERT_TRUE(b.append({2, 2, 3, 2}).is_ok());
+  ASSERT_TRUE(b.append({2, 2, 3, 2}).ok());
   TxnIndex c;
   c = std::move(b);
-  ASSERT_TRUE(c.append({3, 4, 5, 4}).is_ok());
-  ASSERT_TRUE(c.flush().is_ok());
+  ASSERT_TRUE(c.append({3, 4, 5, 4}).ok());
+  ASSERT_TRUE(c.flush().ok());
   EXPECT_EQ(open().entries().size(), 3u);
 }
 

@@ -93,7 +93,7 @@ bool RecordIterator::fail(std::string message) {
 }
 
 bool RecordIterator::next(RecordView& out) {
-  if (!status_.is_ok()) return false;
+  if (!status_.ok()) return false;
   if (left_ <= 0) {
     if (!rest_.empty())
       return fail(std::to_string(rest_.size()) + " bytes after the last announced record");

@@ -11,7 +11,7 @@ RecordSetStep RecordSetIterator::fail(Status status) {
 }
 
 RecordSetStep RecordSetIterator::next(BatchView& batch) {
-  if (!status_.is_ok()) return RecordSetStep::error;
+  if (!status_.ok()) return RecordSetStep::error;
   magic_ = -1;
   if (rest_.empty()) return RecordSetStep::end;
   // The magic sits at the same offset in every format, so an old-format message set is named
