@@ -3,6 +3,8 @@
 #include "storage/leader_epoch_cache.h"
 
 #include <gtest/gtest.h>
+
+#include "log_test_util.h"
 #include <unistd.h>
 
 #include <atomic>
@@ -20,16 +22,7 @@ using Entries = std::vector<EpochEntry>;
 class LeaderEpochCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("mirra-epoch-cache-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     path_ = dir_ / "leader-epoch-checkpoint";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   LeaderEpochCache open() {
@@ -51,7 +44,8 @@ class LeaderEpochCacheTest : public ::testing::Test {
   }
   void write_file(const std::string& text) { std::ofstream(path_) << text; }
 
-  fs::path dir_;
+  testing::TempDir tmp_;
+  fs::path dir_ = tmp_.path();
   fs::path path_;
 };
 

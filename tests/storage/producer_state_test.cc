@@ -3,6 +3,8 @@
 #include "storage/producer_state.h"
 
 #include <gtest/gtest.h>
+
+#include "log_test_util.h"
 #include <unistd.h>
 
 #include <atomic>
@@ -23,18 +25,6 @@ using records::ControlType;
 
 class ProducerStateTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("mirra-producer-state-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // A data batch of `count` records at `offset`. Kept alive in `held_` so views stay valid.
   records::BatchView data(int64_t pid, int16_t epoch, int32_t seq, int count, int64_t offset,
                           bool txn = false, int64_t ts = 1000) {
@@ -83,7 +73,8 @@ class ProducerStateTest : public ::testing::Test {
     return ProducerStateManager(dir_, expiration_ms);
   }
 
-  fs::path dir_;
+  testing::TempDir tmp_;
+  fs::path dir_ = tmp_.path();
   std::deque<std::vector<uint8_t>> held_;  // deque: views into earlier batches stay valid
 };
 

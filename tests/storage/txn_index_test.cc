@@ -3,6 +3,8 @@
 #include "storage/txn_index.h"
 
 #include <gtest/gtest.h>
+
+#include "log_test_util.h"
 #include <unistd.h>
 
 #include <atomic>
@@ -19,16 +21,7 @@ namespace fs = std::filesystem;
 class TxnIndexTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("mirra-txn-index-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     path_ = dir_ / "00000000000000000000.txnindex";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   TxnIndex open() {
@@ -45,7 +38,8 @@ class TxnIndexTest : public ::testing::Test {
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
 
-  fs::path dir_;
+  testing::TempDir tmp_;
+  fs::path dir_ = tmp_.path();
   fs::path path_;
 };
 
