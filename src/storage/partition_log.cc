@@ -109,9 +109,28 @@ Status PartitionLog::Impl::flush(int64_t now_ms, bool indexes) {
 Status PartitionLog::Impl::delete_segment(int64_t base) {
   auto it = segments.find(base);
   if (it == segments.end()) return Status();
-  if (Status st = it->second->remove(); !st) return st;
+  if (Status st = retire_segment(*it->second); !st) return st;
   segments.erase(it);
+  ++generation;
   return Status();
+}
+
+Status PartitionLog::Impl::retire_segment(LogSegment& seg) {
+  if (Status st = seg.mark_deleted(); !st) return st;
+  // Open FileSlices keep reading through their fds either way; the delay is for readers that
+  // opened the file by name (Kafka's reason) and keeps large unlinks off the caller's path.
+  pending_deletes.push_back({steady_ms() + std::max<int64_t>(config.file_delete_delay_ms, 0), seg.files()});
+  return Status();
+}
+
+void PartitionLog::Impl::remove_due_files(bool all) {
+  const int64_t now = steady_ms();
+  std::error_code ec;
+  std::erase_if(pending_deletes, [&](const PendingDelete& d) {
+    if (!all && d.due_steady_ms > now) return false;
+    for (const auto& f : d.files) std::filesystem::remove(f, ec);
+    return true;
+  });
 }
 
 Status PartitionLog::Impl::on_log_start_moved() {
@@ -148,6 +167,7 @@ Status PartitionLog::flush() { return impl_->flush(now_ms()); }
 
 Status PartitionLog::close() {
   if (impl_->closed) return Status();
+  impl_->remove_due_files(/*all=*/true);
   Status st = impl_->flush(now_ms(), /*indexes=*/true);
   if (st && impl_->producers.map_end_offset() == impl_->leo) st = impl_->producers.take_snapshot();
   impl_->closed = true;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "storage/compaction.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/producer_state.h"
@@ -120,8 +121,21 @@ class PartitionLog {
   // Periodic housekeeping: rolls an idle active segment older than segment.ms (wall clock, so
   // that retention can reach it), deletes whole segments by retention.ms (the segment's largest
   // timestamp) and retention.bytes, never the active one, raises the log start, flushes by
-  // flush.ms and expires producers.
+  // flush.ms, expires producers and removes the files of deleted segments whose
+  // file.delete.delay.ms is over (deleted segments are renamed to .deleted at once; the delay
+  // runs on the steady clock, not on `now_ms`).
   Status apply_retention(int64_t now_ms);
+  // Compaction (cleanup.policy contains "compact"; semantics and threads in compaction.h).
+  // compaction_input: owner thread; a snapshot of what the cleaner may read (no segments when
+  // the policy has no "compact"). Hand it to prepare_compaction() on any thread, then give the
+  // plan back to install_compaction() on the owner thread: false when the log changed in the
+  // meantime (segments deleted or truncated), in which case the plan's files are discarded.
+  CompactionInput compaction_input(int64_t now_ms) const;
+  Result<CompactionPlan> prepare_compaction(int64_t now_ms) const;  // input + prepare, this thread
+  Result<bool> install_compaction(CompactionPlan plan);
+  // All of it on this thread; with compact,delete, retention (apply_retention) runs first.
+  Status compact(int64_t now_ms);
+
   Status flush();   // fsync everything appended so far; advances the recovery point
   Status close();   // flush, snapshot producer state, checkpoint
 

@@ -3,6 +3,7 @@
 
 #include "protocol/records/byte_order.h"
 #include "protocol/records/crc32c.h"
+#include "protocol/records/record.h"
 #include "protocol/records/record_set.h"
 #include "storage/partition_log_impl.h"
 
@@ -41,6 +42,17 @@ Status check_leader_batch(const records::BatchView& b, AppendOrigin origin,
       return invalid_record("idempotent batch with a negative base sequence");
   }
   return Status();
+}
+
+// Kafka's LogValidator.validateKey: a compacted topic cannot hold a record without a key (the
+// cleaner could never tell which later record replaces it). Control batches carry keys anyway.
+Status check_keys(const records::BatchView& b, std::vector<uint8_t>& scratch) {
+  if (b.is_control()) return Status();
+  return records::for_each_record(b, scratch, [&](const records::RecordView& r) {
+    if (r.key) return Status();
+    return invalid_record("compacted topic cannot accept a record without a key (offset delta " +
+                          std::to_string(r.offset_delta) + ")");
+  });
 }
 
 // Splits a record set into whole, checksum-valid batches. A trailing partial batch is an error:
@@ -91,9 +103,13 @@ Result<AppendResult> PartitionLog::append_as_leader(std::span<uint8_t> records,
   AppendResult result;
   result.log_start_offset = log.log_start;
   // Validate everything before writing anything: a request is appended whole or not at all.
+  std::vector<uint8_t> scratch;
   for (const Located& at : *batches) {
     const auto view = view_of(records.subspan(at.position, at.size));
     if (Status st = check_leader_batch(view, origin, log.config); !st) return st;
+    if (log.config.cleanup_compact) {
+      if (Status st = check_keys(view, scratch); !st) return st;
+    }
     if (origin == AppendOrigin::client) {
       auto dup = log.producers.check_client_batch(view);
       if (!dup) return dup.status();

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "storage/partition_log.h"
 #include "storage/segment.h"
@@ -29,6 +30,16 @@ struct PartitionLog::Impl {
   int64_t unflushed_messages = 0;  // records appended since the last flush (flush.messages)
   int64_t last_flush_ms = 0;       // wall clock of the last flush (flush.ms)
   bool closed = false;
+  // Bumped whenever sealed segments lose data other than by compaction (deletion, truncation)
+  // and by a compaction swap: install_compaction refuses a plan prepared at another value.
+  uint64_t generation = 0;
+  // Segments already renamed to .deleted, removed after file.delete.delay.ms (steady clock) by
+  // housekeeping, not by the append or truncation that dropped them.
+  struct PendingDelete {
+    int64_t due_steady_ms = 0;
+    std::vector<std::filesystem::path> files;
+  };
+  std::vector<PendingDelete> pending_deletes;
 
   LogSegment& active() { return *segments.rbegin()->second; }
   const LogSegment& active() const { return *segments.rbegin()->second; }
@@ -47,8 +58,12 @@ struct PartitionLog::Impl {
   Status maybe_flush(int64_t now_ms);
   // fsyncs what the recovery point needs (see LogSegment::flush); `indexes` for close().
   Status flush(int64_t now_ms, bool indexes = false);
-  // Deletes a non-active segment (files renamed to .deleted, then removed).
+  // Drops a segment: its files are renamed to .deleted now and removed later (remove_due_files).
   Status delete_segment(int64_t base);
+  // Renames `seg`'s files to .deleted and queues them for removal; the caller drops `seg`.
+  Status retire_segment(LogSegment& seg);
+  // Removes queued .deleted files whose delay is over (all of them with `all`).
+  void remove_due_files(bool all);
   // The log start moved up: clamps the epoch cache, drops useless producer snapshots.
   Status on_log_start_moved();
 };

@@ -38,6 +38,7 @@ Status PartitionLog::truncate_to(int64_t offset) {
   if (*first_dropped) {
     // Index entries name batches by last offset: those of dropped batches are all >= offset.
     if (Status st = seg.truncate_at((*first_dropped)->position, offset); !st) return st;
+    ++log.generation;
   }
   log.leo = seg.next_offset();
   if (Status st = seg.txn_index().truncate_to(log.leo); !st) return st;
@@ -115,6 +116,7 @@ Status PartitionLog::apply_retention(int64_t now_ms) {
     if (Status st = log.on_log_start_moved(); !st) return st;
   }
   log.producers.remove_expired(now_ms);
+  log.remove_due_files(/*all=*/false);
   return Status();
 }
 

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "protocol/records/byte_order.h"
 #include "protocol/records/record_set.h"
+#include "storage/compaction.h"
 #include "storage/durable_file.h"
 
 namespace mirra::storage {
@@ -321,6 +322,9 @@ Status load_log(PartitionLog::Impl& log, const LogOpenOptions& options, int64_t 
   std::error_code ec;
   fs::create_directories(log.dir, ec);
   if (ec) return durable::io_error("mkdir", log.dir, ec.value());
+  // A compaction swap cut by a crash is finished or undone first: it decides which segment
+  // files exist at all (and leaves .deleted files for the next step).
+  if (Status st = recover_swaps(log.dir); !st) return st;
   if (Status st = remove_leftovers(log.dir); !st) return st;
   auto epochs = LeaderEpochCache::open(log.dir / "leader-epoch-checkpoint");
   if (!epochs) return epochs.status();

@@ -1,5 +1,7 @@
 // Recovery: what PartitionLog::open does with the files it finds.
 //
+//  0. A compaction swap interrupted by a crash is finished if it was committed ("<base>.log.swap"
+//     exists) or undone (".cleaned" files, other ".swap" files); see compaction_swap.cc.
 //  1. Leftovers of interrupted deletes and atomic writes (*.deleted, *.tmp) are removed, and
 //     index files without a .log.
 //  2. Segments wholly below the recovery point are trusted: their indexes are loaded (rebuilt

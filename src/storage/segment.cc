@@ -159,29 +159,35 @@ Result<std::optional<BatchHeader>> HeaderScanner::next() {
 
 Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path& dir,
                                                      int64_t base_offset, const LogConfig& config,
-                                                     int64_t now_ms, bool& indexes_valid) {
+                                                     int64_t now_ms, bool& indexes_valid,
+                                                     std::string_view suffix) {
+  auto path = [&](std::string_view kind) {
+    auto p = segment_path(dir, base_offset, kind);
+    p += suffix;
+    return p;
+  };
   std::unique_ptr<LogSegment> s(new LogSegment());
   s->dir_ = dir;
   s->base_ = base_offset;
   s->next_offset_ = base_offset;
   s->created_ms_ = now_ms;
   s->index_interval_bytes_ = config.index_interval_bytes;
-  auto file = SegmentFile::open(segment_path(dir, base_offset, ".log"));
+  auto file = SegmentFile::open(path(".log"));
   if (!file) return file.status();
   s->file_ = std::move(file.value());
   // A missing index next to a non-empty log must be rebuilt, not taken as "no entries".
-  const bool indexes_exist = std::filesystem::exists(segment_path(dir, base_offset, ".index")) &&
-                             std::filesystem::exists(segment_path(dir, base_offset, ".timeindex"));
+  const bool indexes_exist =
+      std::filesystem::exists(path(".index")) && std::filesystem::exists(path(".timeindex"));
   bool offsets_ok = false, times_ok = false;
-  auto oi = OffsetIndex::open(segment_path(dir, base_offset, ".index"), base_offset,
+  auto oi = OffsetIndex::open(path(".index"), base_offset,
                               config.max_offset_index_entries(), s->file_->size(), offsets_ok);
   if (!oi) return oi.status();
   s->offset_index_ = std::move(oi.value());
-  auto ti = TimeIndex::open(segment_path(dir, base_offset, ".timeindex"), base_offset,
+  auto ti = TimeIndex::open(path(".timeindex"), base_offset,
                             config.max_time_index_entries(), times_ok);
   if (!ti) return ti.status();
   s->time_index_ = std::move(ti.value());
-  auto txn = TxnIndex::open(segment_path(dir, base_offset, ".txnindex"));
+  auto txn = TxnIndex::open(path(".txnindex"));
   if (!txn) return txn.status();
   s->txn_ = std::move(txn.value());
   indexes_valid = offsets_ok && times_ok && (indexes_exist || s->file_->size() == 0);
@@ -190,9 +196,10 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path
 
 Result<std::unique_ptr<LogSegment>> LogSegment::create(const std::filesystem::path& dir,
                                                        int64_t base_offset,
-                                                       const LogConfig& config, int64_t now_ms) {
+                                                       const LogConfig& config, int64_t now_ms,
+                                                       std::string_view suffix) {
   bool valid = false;
-  auto s = open(dir, base_offset, config, now_ms, valid);
+  auto s = open(dir, base_offset, config, now_ms, valid, suffix);
   if (!s) return s;
   LogSegment& seg = *s.value();
   if (Status st = seg.file_->truncate(0); !st) return st;
@@ -331,15 +338,26 @@ Status LogSegment::flush(bool indexes) {
   return time_index_.flush();
 }
 
-Status LogSegment::remove() {
-  // Renamed first so that a crash in between leaves files that open() recognises as garbage.
+Status LogSegment::mark_deleted() {
+  // Renamed first so that a crash before the removal leaves files open() recognises as garbage.
+  // The .log goes last: while it has its name, so do all its indexes (a swap's recovery relies
+  // on it, see compaction_swap.cc).
   auto deleted = [](const std::filesystem::path& p) { return p.string() + ".deleted"; };
-  if (Status st = file_->rename(deleted(file_->path())); !st) return st;
-  if (Status st = offset_index_.rename(deleted(offset_index_.path())); !st) return st;
+  if (Status st = txn_.rename(deleted(txn_.path())); !st) return st;
   if (Status st = time_index_.rename(deleted(time_index_.path())); !st) return st;
-  if (Status st = txn_.remove(); !st) return st;
+  if (Status st = offset_index_.rename(deleted(offset_index_.path())); !st) return st;
+  return file_->rename(deleted(file_->path()));
+}
+
+std::vector<std::filesystem::path> LogSegment::files() const {
+  return {file_->path(), offset_index_.path(), time_index_.path(), txn_.path()};
+}
+
+Status LogSegment::remove() {
+  if (Status st = mark_deleted(); !st) return st;
   std::error_code ec;
   std::filesystem::remove(file_->path(), ec);
+  if (Status st = txn_.remove(); !st) return st;
   if (Status st = offset_index_.remove(); !st) return st;
   return time_index_.remove();
 }

@@ -91,15 +91,17 @@ class HeaderScanner {
 class LogSegment {
  public:
   // A new, empty segment (truncates files that may be left over from a previous life).
+  // `suffix` is appended to every file name: the cleaner writes "<base>.log.cleaned" etc.
   static Result<std::unique_ptr<LogSegment>> create(const std::filesystem::path& dir,
                                                     int64_t base_offset, const LogConfig& config,
-                                                    int64_t now_ms);
+                                                    int64_t now_ms, std::string_view suffix = "");
   // An existing segment; its indexes are loaded as they are. `indexes_valid` tells whether
   // they passed the sanity checks (if not, rebuild them with reset_indexes() + index_batch()).
   // Call load_tail() (trusted data) or let recovery scan it before appending.
   static Result<std::unique_ptr<LogSegment>> open(const std::filesystem::path& dir,
                                                   int64_t base_offset, const LogConfig& config,
-                                                  int64_t now_ms, bool& indexes_valid);
+                                                  int64_t now_ms, bool& indexes_valid,
+                                                  std::string_view suffix = "");
 
   int64_t base_offset() const { return base_; }
   int64_t size() const { return file_->size(); }
@@ -146,6 +148,11 @@ class LogSegment {
   bool dirty() const { return dirty_; }
   // Renames every file to "<name>.deleted" and removes it. Open FileSlices keep reading.
   Status remove();
+  // Only the rename: the files stay on disk under their ".deleted" names (see files()) until
+  // the owner removes them, after file.delete.delay.ms, away from the append path.
+  Status mark_deleted();
+  // The segment's files as currently named (the .txnindex may not exist).
+  std::vector<std::filesystem::path> files() const;
   void set_max_index_entries(const LogConfig& config);
 
  private:

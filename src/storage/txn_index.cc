@@ -52,7 +52,8 @@ Status truncate_file(int fd, const std::filesystem::path& path, size_t size) {
 TxnIndex::TxnIndex(TxnIndex&& other) noexcept
     : path_(std::move(other.path_)),
       entries_(std::move(other.entries_)),
-      fd_(std::exchange(other.fd_, -1)) {}
+      fd_(std::exchange(other.fd_, -1)),
+      dirty_(std::exchange(other.dirty_, false)) {}
 
 TxnIndex& TxnIndex::operator=(TxnIndex&& other) noexcept {
   if (this != &other) {
@@ -60,6 +61,7 @@ TxnIndex& TxnIndex::operator=(TxnIndex&& other) noexcept {
     path_ = std::move(other.path_);
     entries_ = std::move(other.entries_);
     fd_ = std::exchange(other.fd_, -1);
+    dirty_ = std::exchange(other.dirty_, false);
   }
   return *this;
 }
@@ -69,6 +71,7 @@ TxnIndex::~TxnIndex() { close_fd(); }
 void TxnIndex::close_fd() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  dirty_ = false;
 }
 
 Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
@@ -98,6 +101,7 @@ Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
     MIRRA_CLOG_WARN("storage", "txn index {}: cutting a torn last entry ({} of {} bytes)", index.path_.string(),
                    data.size() - whole, kEntrySize);
     if (Status st = truncate_file(index.fd_, index.path_, whole); !st) return st;
+    index.dirty_ = true;
   }
   return index;
 }
@@ -116,6 +120,7 @@ Status TxnIndex::append(const AbortedTxn& txn) {
                       " is not above the last entry's " + std::to_string(entries_.back().last_offset));
   }
   if (Status st = ensure_open(); !st) return st;
+  dirty_ = true;  // even a failed write may have reached the file
   uint8_t buf[kEntrySize];
   encode(txn, buf);
   if (Status st = durable::write_all(fd_, buf, path_); !st) {
@@ -144,13 +149,16 @@ Status TxnIndex::truncate_to(int64_t offset) {
   size_t keep = static_cast<size_t>(first_dropped - entries_.begin());
   if (keep == entries_.size()) return Status::OK();
   if (Status st = truncate_file(fd_, path_, keep * kEntrySize); !st) return st;
+  dirty_ = true;
   entries_.resize(keep);
   return Status::OK();
 }
 
 Status TxnIndex::flush() {
-  if (fd_ < 0) return Status::OK();
-  return durable::fsync_fd(fd_, path_);
+  if (fd_ < 0 || !dirty_) return Status::OK();
+  if (Status st = durable::fsync_fd(fd_, path_); !st) return st;
+  dirty_ = false;
+  return Status::OK();
 }
 
 Status TxnIndex::remove() {

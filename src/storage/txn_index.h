@@ -47,7 +47,9 @@ class TxnIndex {
   // range and the caller may stop looking at further segments (Kafka's TxnIndexSearchResult).
   bool collect(int64_t fetch_offset, int64_t upper_bound_offset, std::vector<AbortedTxn>& out) const;
   Status truncate_to(int64_t offset);     // drops entries whose last_offset >= offset
-  Status flush();                          // fsync (nothing to do before the first append)
+  // fsync, only when something was written since the last flush: with flush.messages=1 every
+  // append flushes its segment, and most segments never change their txn index.
+  Status flush();
   Status remove();                         // deletes the file (absent: fine); entries cleared
   Status rename(const std::filesystem::path& to);
   const std::vector<AbortedTxn>& entries() const { return entries_; }
@@ -60,6 +62,7 @@ class TxnIndex {
   std::filesystem::path path_;
   std::vector<AbortedTxn> entries_;
   int fd_ = -1;
+  bool dirty_ = false;  // written or truncated since the last fsync
 };
 
 }  // namespace mirra::storage

@@ -151,6 +151,7 @@ TEST(Retention, BySize) {
   LogConfig c = small_config();
   c.retention_ms = -1;
   c.retention_bytes = 8000;
+  c.file_delete_delay_ms = 0;  // .deleted files go at the end of the same housekeeping call
   auto log = open_log(dir.path(), c, {.now_ms = 0});
   for (int i = 0; i < 80; ++i) append(*log, make_batch({.records = 1, .value_size = 200}));
   ASSERT_TRUE(log->apply_retention(1));
