@@ -27,7 +27,7 @@ struct LogConfig {
   // Retention (cleanup.policy=delete).
   int64_t retention_ms = 7LL * 24 * 3600 * 1000;    // retention.ms; -1 = keep forever
   int64_t retention_bytes = -1;                     // retention.bytes; -1 = no size limit
-  int64_t file_delete_delay_ms = 60000;             // file.delete.delay.ms (see README: immediate)
+  int64_t file_delete_delay_ms = 60000;             // file.delete.delay.ms: .deleted files kept this long
 
   // Appends.
   int32_t max_message_bytes = 1048588;              // max.message.bytes: largest batch accepted
@@ -37,7 +37,7 @@ struct LogConfig {
   int64_t flush_messages = kNoLimit;                // flush.messages
   int64_t flush_ms = kNoLimit;                      // flush.ms
 
-  // Compaction settings (parsed and kept; the cleaner is not implemented yet).
+  // Compaction (storage/compaction.h): PartitionLog::compact and the three-step API.
   bool cleanup_delete = true;                       // cleanup.policy contains "delete"
   bool cleanup_compact = false;                     // cleanup.policy contains "compact"
   int64_t delete_retention_ms = 86400000;           // delete.retention.ms
