@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Mirra needs, builds it, and runs every test: the unit, golden and round-trip
-# tests in the release build, then the unit tests and short fuzz runs under ASan + UBSan.
+# tests in the release build, then the unit tests, the broker process tests and short fuzz runs
+# under ASan + UBSan.
 # This is the README's test command; .ci/run calls it and nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +24,4 @@ echo "== sanitizer build (clang, ASan + UBSan, libFuzzer) =="
 cmake -S . -B build-asan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DMIRRA_SANITIZE=ON -DMIRRA_FUZZ=ON -DMIRRA_BENCH=OFF -DMIRRA_WERROR=ON >/dev/null
 cmake --build build-asan
-ctest --test-dir build-asan -L 'unit|fuzz' --output-on-failure -j 2
+ctest --test-dir build-asan -L 'unit|fuzz|interop' --output-on-failure -j 2

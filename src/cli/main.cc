@@ -1,14 +1,19 @@
 // The `mirra` command line. Subcommands grow with the project (server, topics, mirror, ...);
-// today it shows the protocol surface and inspects captured request frames.
+// today it runs the broker's first slice, shows the protocol surface and inspects captured
+// request frames.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "protocol/api_table.h"
 #include "protocol/api_visit.h"
 #include "protocol/frame.h"
+#include "server/run.h"
 
 namespace mirra::cli {
 namespace {
@@ -64,6 +69,12 @@ int main(int argc, char** argv) {
   std::string frame_path;
   auto* decode = app.add_subcommand("decode-frame", "Decode a request frame file (no size prefix)");
   decode->add_option("file", frame_path, "Frame file")->required();
+  auto* server = app.add_subcommand("server", "Run a broker");
+  std::string config_path;
+  std::vector<std::string> overrides;
+  server->add_option("config", config_path, "server.properties file (default: built-in defaults)");
+  server->add_option("--override", overrides, "key=value, overriding the file (repeatable)")
+      ->allow_extra_args(false);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,5 +82,9 @@ int main(int argc, char** argv) {
   }
   if (*versions) return mirra::cli::print_api_versions();
   if (*decode) return mirra::cli::decode_frame(frame_path);
+  if (*server) {
+    return mirra::server::run_server_command(
+        config_path.empty() ? std::nullopt : std::optional<std::string>(config_path), overrides);
+  }
   return 1;
 }

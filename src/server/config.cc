@@ -1,0 +1,260 @@
+#include "server/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "server/properties.h"
+
+namespace mirra::server {
+namespace {
+
+Status invalid(const std::string& key, const std::string& value, std::string_view why) {
+  return Status(ErrorCode::INVALID_CONFIG,
+                fmt::format("invalid value '{}' for {}: {}", value, key, why));
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+template <typename T>
+Result<T> parse_int(const std::string& key, const std::string& raw, int64_t min, int64_t max) {
+  const std::string v = trim(raw);
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+    return invalid(key, raw, "not an integer");
+  }
+  if (n < min || n > max) {
+    return invalid(key, raw, fmt::format("must be between {} and {}", min, max));
+  }
+  return static_cast<T>(n);
+}
+
+Result<bool> parse_bool(const std::string& key, const std::string& raw) {
+  std::string v = trim(raw);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "true") return true;
+  if (v == "false") return false;
+  return invalid(key, raw, "expected true or false");
+}
+
+constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
+// A broker key: how to apply its value to the config.
+using Apply = std::function<Status(ServerConfig&, const std::string& key, const std::string& v)>;
+
+template <typename T>
+Apply int_key(T ServerConfig::*field, int64_t min, int64_t max) {
+  return [=](ServerConfig& c, const std::string& k, const std::string& v) {
+    auto r = parse_int<T>(k, v, min, max);
+    if (!r.ok()) return r.status();
+    c.*field = r.value();
+    return Status::OK();
+  };
+}
+
+const std::map<std::string, Apply>& broker_keys() {
+  static const std::map<std::string, Apply> keys = {
+      {"node.id", int_key(&ServerConfig::node_id, 0, kI32Max)},
+      {"num.partitions", int_key(&ServerConfig::num_partitions, 1, kI32Max)},
+      {"default.replication.factor", int_key(&ServerConfig::default_replication_factor, 1, 32767)},
+      {"log.retention.bytes", int_key(&ServerConfig::log_retention_bytes, -1, kI64Max)},
+      {"log.segment.bytes", int_key(&ServerConfig::log_segment_bytes, 14, kI32Max)},
+      {"message.max.bytes", int_key(&ServerConfig::message_max_bytes, 0, kI32Max)},
+      {"socket.request.max.bytes", int_key(&ServerConfig::socket_request_max_bytes, 1, kI32Max)},
+      {"num.network.threads", int_key(&ServerConfig::num_network_threads, 1, kI32Max)},
+      {"num.io.threads", int_key(&ServerConfig::num_io_threads, 1, kI32Max)},
+      {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
+      {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
+      {"auto.create.topics.enable",
+       [](ServerConfig& c, const std::string& k, const std::string& v) {
+         auto r = parse_bool(k, v);
+         if (!r.ok()) return r.status();
+         c.auto_create_topics_enable = r.value();
+         return Status::OK();
+       }},
+      {"listeners",
+       [](ServerConfig& c, const std::string& k, const std::string& v) {
+         auto r = parse_listeners(k, v);
+         if (!r.ok()) return r.status();
+         c.listeners = std::move(r.value());
+         return Status::OK();
+       }},
+      {"advertised.listeners",
+       [](ServerConfig& c, const std::string& k, const std::string& v) {
+         auto r = parse_listeners(k, v);
+         if (!r.ok()) return r.status();
+         c.advertised_listeners = std::move(r.value());
+         return Status::OK();
+       }},
+  };
+  return keys;
+}
+
+// Topic-level defaults under their broker names; storage's LogConfig validates them.
+const std::set<std::string>& topic_default_keys() {
+  static const std::set<std::string> keys = {
+      "log.cleanup.policy", "log.cleaner.delete.retention.ms", "log.cleaner.min.compaction.lag.ms",
+      "log.cleaner.max.compaction.lag.ms", "log.cleaner.min.cleanable.ratio", "log.roll.ms",
+      "log.roll.hours", "log.roll.jitter.ms", "log.roll.jitter.hours", "log.index.size.max.bytes",
+      "log.index.interval.bytes", "log.flush.interval.messages", "log.flush.interval.ms",
+      "log.segment.delete.delay.ms", "log.message.timestamp.type",
+      "log.message.timestamp.before.max.ms", "log.message.timestamp.after.max.ms",
+      "log.preallocate", "min.insync.replicas", "compression.type",
+      "unclean.leader.election.enable"};
+  return keys;
+}
+
+// Keys of Kafka's stock server.properties that a single-node Mirra accepts and does not use
+// yet (KRaft roles, internal-topic replication): no warning, so the stock file works as is.
+const std::set<std::string>& accepted_unused_keys() {
+  static const std::set<std::string> keys = {
+      "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+      "controller.listener.names", "listener.security.protocol.map", "inter.broker.listener.name",
+      "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor",
+      "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
+      "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr",
+      "log.retention.check.interval.ms", "group.initial.rebalance.delay.ms",
+      "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "log.cleaner.enable"};
+  return keys;
+}
+
+// log.retention.ms wins over .minutes, which wins over .hours (Kafka's precedence).
+Status apply_retention(const std::map<std::string, std::pair<std::string, Source>>& set,
+                       ServerConfig& c) {
+  struct Unit { const char* key; int64_t ms; };
+  for (Unit u : {Unit{"log.retention.ms", 1}, Unit{"log.retention.minutes", 60000},
+                 Unit{"log.retention.hours", 3600000}}) {
+    auto it = set.find(u.key);
+    if (it == set.end()) continue;
+    auto r = parse_int<int64_t>(u.key, it->second.first, -1, kI64Max / u.ms);
+    if (!r.ok()) return r.status();
+    c.log_retention_ms = r.value() < 0 ? -1 : r.value() * u.ms;
+    return Status::OK();
+  }
+  return Status::OK();
+}
+
+Status apply_log_dirs(const std::map<std::string, std::pair<std::string, Source>>& set,
+                      ServerConfig& c) {
+  auto it = set.find("log.dirs");
+  if (it == set.end()) it = set.find("log.dir");
+  if (it == set.end()) return Status::OK();
+  const std::string v = trim(it->second.first);
+  if (v.empty()) return invalid(it->first, it->second.first, "empty path");
+  if (v.find(',') != std::string::npos) {
+    return invalid(it->first, it->second.first, "more than one log directory is not supported yet");
+  }
+  c.log_dir = v;
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string Listener::to_string() const {
+  const bool v6 = host.find(':') != std::string::npos;
+  return fmt::format("{}://{}{}{}:{}", name, v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+std::string_view source_name(Source s) {
+  switch (s) {
+    case Source::kFile: return "file";
+    case Source::kOverride: return "override";
+    case Source::kDefault: break;
+  }
+  return "default";
+}
+
+Result<std::vector<Listener>> parse_listeners(const std::string& key, const std::string& value) {
+  std::vector<Listener> out;
+  std::stringstream ss(value);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item = trim(item);
+    const size_t sep = item.find("://");
+    if (sep == std::string::npos) return invalid(key, value, "expected NAME://host:port");
+    Listener l;
+    l.name = item.substr(0, sep);
+    if (l.name != "PLAINTEXT") {
+      return invalid(key, value, "only PLAINTEXT listeners are supported so far");
+    }
+    std::string hostport = item.substr(sep + 3);
+    const size_t colon = hostport.rfind(':');
+    if (colon == std::string::npos) return invalid(key, value, "missing :port");
+    l.host = hostport.substr(0, colon);
+    if (l.host.size() >= 2 && l.host.front() == '[' && l.host.back() == ']') {
+      l.host = l.host.substr(1, l.host.size() - 2);
+    }
+    auto port = parse_int<uint16_t>(key, hostport.substr(colon + 1), 0, 65535);
+    if (!port.ok()) return invalid(key, value, "port must be a number from 0 to 65535");
+    l.port = port.value();
+    for (const Listener& o : out) {
+      if (o.name == l.name) return invalid(key, value, "listener names must be unique");
+    }
+    out.push_back(std::move(l));
+  }
+  if (out.empty()) return invalid(key, value, "no listener");
+  return out;
+}
+
+Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, Source>> set) {
+  LoadedConfig loaded;
+  ServerConfig& c = loaded.config;
+  for (const auto& [key, entry] : set) {
+    const std::string& value = entry.first;
+    if (auto it = broker_keys().find(key); it != broker_keys().end()) {
+      Status s = it->second(c, key, value);
+      if (!s.ok()) return s;
+    } else if (topic_default_keys().count(key) != 0) {
+      c.topic_defaults[key] = trim(value);
+    } else if (key == "log.retention.ms" || key == "log.retention.minutes" ||
+               key == "log.retention.hours" || key == "log.dirs" || key == "log.dir" ||
+               accepted_unused_keys().count(key) != 0) {
+      // retention and log dirs are applied below by precedence; the rest are accepted
+    } else {
+      loaded.warnings.push_back(fmt::format("unknown configuration key '{}' ignored", key));
+    }
+  }
+  if (Status s = apply_retention(set, c); !s.ok()) return s;
+  if (Status s = apply_log_dirs(set, c); !s.ok()) return s;
+  loaded.set = std::move(set);
+  return loaded;
+}
+
+Result<LoadedConfig> load_config(const std::optional<std::string>& path,
+                                 const std::vector<std::string>& overrides) {
+  std::map<std::string, std::pair<std::string, Source>> set;
+  if (path) {
+    std::ifstream in(*path, std::ios::binary);
+    if (!in) return Status(ErrorCode::INVALID_CONFIG, fmt::format("cannot read {}", *path));
+    std::stringstream text;
+    text << in.rdbuf();
+    auto props = parse_properties(text.str());
+    if (!props.ok()) {
+      return Status(ErrorCode::INVALID_CONFIG, fmt::format("{}: {}", *path, props.status().message()));
+    }
+    for (Property& p : props.value()) set[p.key] = {std::move(p.value), Source::kFile};
+  }
+  for (const std::string& o : overrides) {
+    const size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("bad --override '{}': expected key=value", o));
+    }
+    set[trim(o.substr(0, eq))] = {o.substr(eq + 1), Source::kOverride};
+  }
+  return build_config(std::move(set));
+}
+
+}  // namespace mirra::server

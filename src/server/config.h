@@ -1,0 +1,69 @@
+// The broker's configuration: Kafka's server.properties keys, names and defaults, read from a
+// file and `--override key=value` arguments (overrides win), then validated.
+//
+// Unknown keys are kept as warnings (Kafka logs them too); a value that does not parse or is out
+// of range is an error naming the key and the value. Topic-level defaults (log.cleanup.policy,
+// log.roll.ms, ...) are validated by the storage LogConfig when it consumes them; until then they
+// are carried as strings in `topic_defaults`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace mirra::server {
+
+struct Listener {
+  std::string name;      // listener name, also the security protocol for now: PLAINTEXT
+  std::string host;      // empty: all interfaces
+  uint16_t port = 0;     // 0: an ephemeral port chosen at bind
+  std::string to_string() const;
+};
+
+// "PLAINTEXT://host:port[,...]"; `key` names the setting in error messages.
+Result<std::vector<Listener>> parse_listeners(const std::string& key, const std::string& value);
+
+enum class Source { kDefault, kFile, kOverride };
+std::string_view source_name(Source s);
+
+struct ServerConfig {
+  int32_t node_id = 1;
+  std::vector<Listener> listeners{{"PLAINTEXT", "127.0.0.1", 9092}};
+  std::vector<Listener> advertised_listeners;  // empty: same as listeners
+  std::string log_dir = "./data";
+  int32_t num_partitions = 1;
+  int16_t default_replication_factor = 1;
+  bool auto_create_topics_enable = true;
+  int64_t log_retention_ms = 168LL * 3600 * 1000;  // -1: unlimited
+  int64_t log_retention_bytes = -1;
+  int32_t log_segment_bytes = 1 << 30;
+  int32_t message_max_bytes = 1048588;
+  int32_t socket_request_max_bytes = 104857600;
+  int32_t num_network_threads = 3;
+  int32_t num_io_threads = 8;
+  int64_t connections_max_idle_ms = 600000;
+  int32_t max_connections = 2147483647;
+  // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.
+  std::map<std::string, std::string> topic_defaults;
+};
+
+// What load_config() found, for the start-up summary.
+struct LoadedConfig {
+  ServerConfig config;
+  std::map<std::string, std::pair<std::string, Source>> set;  // every key given, with its source
+  std::vector<std::string> warnings;
+};
+
+// Reads `path` (optional) and applies `overrides` ("key=value" each). Errors: unreadable file,
+// malformed override, a value that does not parse, is out of range, or a bad listener URI.
+Result<LoadedConfig> load_config(const std::optional<std::string>& path,
+                                 const std::vector<std::string>& overrides);
+
+// Validates a key/value map (file and overrides already merged) into a ServerConfig.
+Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, Source>> set);
+
+}  // namespace mirra::server

@@ -1,0 +1,166 @@
+#include "server/connection.h"
+
+#include "base/log.h"
+#include "server/dispatch.h"
+#include "server/server.h"
+
+namespace mirra::server {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "server";
+using std::chrono::steady_clock;
+
+auto ec_awaitable(asio::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
+
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
+                       BrokerState& broker, Server& server)
+    : socket_(std::move(socket)),
+      info_(std::move(info)),
+      limits_(limits),
+      broker_(broker),
+      server_(server),
+      queue_(limits.max_queued_responses, limits.max_queued_bytes),
+      reader_wake_(socket_.get_executor()),
+      writer_wake_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()),
+      last_active_(steady_clock::now()) {}
+
+void Connection::start() {
+  auto self = shared_from_this();
+  auto ex = socket_.get_executor();
+  asio::co_spawn(ex, [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(ex, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(ex, [self]() { return self->idle_watchdog(); }, asio::detached);
+}
+
+// A timer used as a condition variable: cancel() wakes the waiter. Callers re-check their
+// condition in a loop; everything runs on one thread, so no wake-up is lost between the check
+// and the wait.
+asio::awaitable<void> Connection::wait(asio::steady_timer& t) {
+  t.expires_at(steady_clock::time_point::max());
+  asio::error_code ec;
+  co_await t.async_wait(ec_awaitable(ec));
+}
+
+asio::awaitable<Status> Connection::read_frame(protocol::Bytes& frame) {
+  uint8_t prefix[protocol::kFrameSizeBytes];
+  asio::error_code ec;
+  co_await asio::async_read(socket_, asio::buffer(prefix), ec_awaitable(ec));
+  if (ec == asio::error::eof) co_return Status(ErrorCode::NETWORK_EXCEPTION, "");
+  if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + ec.message());
+  auto size = protocol::read_frame_size(prefix, limits_.max_request_bytes);
+  if (!size.ok()) co_return size.status();
+  frame.resize(static_cast<size_t>(size.value()));
+  co_await asio::async_read(socket_, asio::buffer(frame), ec_awaitable(ec));
+  if (ec) {
+    co_return Status(ErrorCode::NETWORK_EXCEPTION,
+                     fmt::format("truncated frame ({} bytes announced): {}", size.value(),
+                                 ec.message()));
+  }
+  co_return Status::OK();
+}
+
+asio::awaitable<void> Connection::read_loop() {
+  while (reading_ && !closed_) {
+    while (queue_.full() && reading_ && !closed_) co_await wait(reader_wake_);
+    if (!reading_ || closed_) break;
+    protocol::Bytes frame;
+    Status s = co_await read_frame(frame);
+    if (!reading_ || closed_) break;
+    if (!s.ok()) {
+      end_reading(s.message().empty() ? "" : s.to_string());
+      break;
+    }
+    last_active_ = steady_clock::now();
+    dispatch(std::move(frame));
+  }
+}
+
+void Connection::dispatch(protocol::Bytes frame) {
+  const uint64_t seq = queue_.push();
+  auto self = shared_from_this();
+  // The frame moves into the coroutine frame: the request's body span stays valid until the
+  // handler has finished.
+  auto run = [self, frame = std::move(frame)]() -> asio::awaitable<ResponseEntry> {
+    HandlerResult r = co_await dispatch_request(frame, self->info_, self->broker_);
+    if (!r.ok()) co_return ResponseEntry{{}, true, r.status().message()};
+    co_return ResponseEntry{std::move(r.value()), false, {}};
+  };
+  asio::co_spawn(socket_.get_executor(), std::move(run),
+                 [self, seq](std::exception_ptr e, ResponseEntry entry) {
+                   if (e) entry = ResponseEntry{{}, true, "request handler failed"};
+                   if (entry.close) self->reading_ = false;
+                   self->queue_.complete(seq, std::move(entry));
+                   self->writer_wake_.cancel();
+                 });
+}
+
+void Connection::end_reading(std::string reason) {
+  reading_ = false;
+  const uint64_t seq = queue_.push();
+  queue_.complete(seq, ResponseEntry{{}, true, std::move(reason)});
+  writer_wake_.cancel();
+}
+
+asio::awaitable<void> Connection::write_loop() {
+  while (!closed_) {
+    while (!queue_.head_ready() && !closed_) co_await wait(writer_wake_);
+    if (closed_) break;
+    ResponseEntry e = queue_.pop();
+    reader_wake_.cancel();
+    if (e.close) {
+      close(e.close_reason);
+      break;
+    }
+    asio::error_code ec;
+    co_await asio::async_write(socket_, asio::buffer(e.frame), ec_awaitable(ec));
+    if (ec) {
+      close(closed_ ? "" : "write: " + ec.message());
+      break;
+    }
+    last_active_ = steady_clock::now();
+  }
+}
+
+asio::awaitable<void> Connection::idle_watchdog() {
+  while (!closed_) {
+    idle_timer_.expires_at(last_active_ + limits_.idle);
+    asio::error_code ec;
+    co_await idle_timer_.async_wait(ec_awaitable(ec));
+    if (closed_) break;
+    if (steady_clock::now() >= last_active_ + limits_.idle && queue_.empty()) {
+      close(fmt::format("idle for {} ms (connections.max.idle.ms)", limits_.idle.count()));
+    }
+  }
+}
+
+void Connection::stop_reading() {
+  if (closed_ || !reading_) return;
+  // Wakes a pending read with EOF; read_loop then queues the close behind every response
+  // still owed.
+  asio::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+  if (ec) close("");
+}
+
+void Connection::close(std::string_view why) {
+  if (closed_) return;
+  closed_ = true;
+  reading_ = false;
+  if (why.empty()) {
+    MIRRA_LOG_DEBUG("connection {} from {} closed", info_.id, info_.peer);
+  } else {
+    MIRRA_LOG_WARN("closing connection {} from {}: {}", info_.id, info_.peer, why);
+  }
+  asio::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  reader_wake_.cancel();
+  writer_wake_.cancel();
+  idle_timer_.cancel();
+  server_.on_closed(info_.id);
+}
+
+}  // namespace mirra::server

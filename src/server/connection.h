@@ -1,0 +1,74 @@
+// One client connection.
+//
+// Threading and ownership: a Connection lives on the core thread (server.h) and is touched by
+// nothing else. Three coroutines share it, each holding a shared_ptr so the object outlives
+// them all:
+//   - read_loop: reads a 4-byte size (checked against socket.request.max.bytes), then the
+//     frame, reserves the next slot in the ResponseQueue and spawns the request's dispatch;
+//     it stops reading while the queue is full (backpressure on this client only);
+//   - write_loop: writes completed responses strictly in sequence order;
+//   - idle_watchdog: closes the connection after connections.max.idle.ms with nothing in
+//     flight and no complete request. A partial frame does not count as activity, so a client
+//     trickling bytes (slow loris) is closed like an idle one.
+// Anything wrong on the wire ends reading; responses to earlier requests are still written,
+// then the socket closes with one log line naming the client address.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "server/asio.h"
+#include "server/request_context.h"
+#include "server/response_queue.h"
+
+namespace mirra::server {
+
+class Server;
+
+struct ConnectionLimits {
+  int32_t max_request_bytes = 104857600;
+  std::chrono::milliseconds idle{600000};
+  size_t max_queued_responses = 64;
+  size_t max_queued_bytes = 16 << 20;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
+             BrokerState& broker, Server& server);
+
+  void start();
+  // Graceful stop: read no further requests, write the answers to those already read, close.
+  void stop_reading();
+  // Immediate close; `why` is logged when not empty.
+  void close(std::string_view why);
+
+  const ConnectionInfo& info() const { return info_; }
+
+ private:
+  asio::awaitable<void> read_loop();
+  asio::awaitable<void> write_loop();
+  asio::awaitable<void> idle_watchdog();
+  asio::awaitable<void> wait(asio::steady_timer& t);
+  // Reads one frame into `frame`; a non-OK Status says why reading ends (empty message: EOF).
+  asio::awaitable<Status> read_frame(protocol::Bytes& frame);
+  void dispatch(protocol::Bytes frame);
+  void end_reading(std::string reason);
+
+  asio::ip::tcp::socket socket_;
+  ConnectionInfo info_;
+  ConnectionLimits limits_;
+  BrokerState& broker_;
+  Server& server_;
+  ResponseQueue queue_;
+  asio::steady_timer reader_wake_;
+  asio::steady_timer writer_wake_;
+  asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point last_active_;
+  bool reading_ = true;
+  bool closed_ = false;
+};
+
+}  // namespace mirra::server

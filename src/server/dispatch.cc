@@ -1,0 +1,105 @@
+#include "server/dispatch.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <vector>
+
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+// Indexed by API key; nullptr where no handler exists yet. Adding an API: write
+// handlers/<api>.cc, declare it in handlers/handlers.h, add one line here.
+std::vector<Handler> build_table() {
+  int16_t max_key = 0;
+  for (const protocol::ApiInfo& api : protocol::all_apis()) max_key = std::max(max_key, api.key);
+  std::vector<Handler> table(static_cast<size_t>(max_key) + 1, nullptr);
+  table[protocol::kApiVersionsKey] = &handle_api_versions;
+  return table;
+}
+
+const std::vector<Handler>& table() {
+  static const std::vector<Handler> t = build_table();
+  return t;
+}
+
+Status close_because(std::string message) {
+  return Status(ErrorCode::INVALID_REQUEST, std::move(message));
+}
+
+// The KIP-511 answer, as a "handler" so that it travels the same path as every response.
+asio::awaitable<HandlerResult> answer_unsupported_api_versions(RequestContext& ctx) {
+  co_return api_versions_unsupported_response(ctx.header.correlation_id);
+}
+
+}  // namespace
+
+Handler find_handler(int16_t api_key) {
+  if (api_key < 0 || static_cast<size_t>(api_key) >= table().size()) return nullptr;
+  return table()[static_cast<size_t>(api_key)];
+}
+
+Result<Handler> route_request(std::span<const uint8_t> frame, RequestContext& ctx) {
+  // Key and version first: a version outside the range is reported as such even when its
+  // header, read with the newest version's layout, would not decode.
+  protocol::Reader peek(frame);
+  const int16_t key = peek.read_int16();
+  const int16_t version = peek.read_int16();
+  const protocol::ApiInfo* api = protocol::find_api(key);
+  if (!peek.failed() && api != nullptr && !api->supports(version) &&
+      !(key == protocol::kApiVersionsKey && version > api->max_version)) {
+    return close_because(fmt::format("{} (key {}) v{} is outside the supported range v{}-v{}",
+                                     api->name, key, version, api->min_version, api->max_version));
+  }
+  auto env = protocol::decode_request_envelope(frame);
+  if (!env.ok()) return close_because("request header: " + env.status().to_string());
+  ctx.header = std::move(env->header);
+  ctx.api = env->api;
+  ctx.api_version = ctx.header.request_api_version;
+  ctx.body = env->body;
+  if (ctx.api == nullptr) return close_because(fmt::format("unknown API key {}", key));
+  // KIP-511: the v0-layout answer with UNSUPPORTED_VERSION and the full list.
+  if (key == protocol::kApiVersionsKey && version > ctx.api->max_version) {
+    return &answer_unsupported_api_versions;
+  }
+  Handler h = find_handler(key);
+  if (h == nullptr) {
+    return close_because(fmt::format("{} (key {}) is not implemented yet", ctx.api->name, key));
+  }
+  return h;
+}
+
+asio::awaitable<HandlerResult> dispatch_request(std::span<const uint8_t> frame,
+                                                const ConnectionInfo& conn, BrokerState& broker) {
+  RequestContext ctx;
+  ctx.connection = &conn;
+  ctx.broker = &broker;
+  auto handler = route_request(frame, ctx);
+  if (!handler.ok()) co_return handler.status();
+  HandlerResult r = co_await handler.value()(ctx);
+  if (!r.ok()) {
+    co_return Status(r.status().code(),
+                     fmt::format("{} v{} correlation id {}: {}", ctx.api->name, ctx.api_version,
+                                 ctx.header.correlation_id, r.status().to_string()));
+  }
+  co_return r;
+}
+
+HandlerResult dispatch_request_now(std::span<const uint8_t> frame, const ConnectionInfo& conn,
+                                   BrokerState& broker) {
+  asio::io_context io;
+  std::optional<HandlerResult> out;
+  std::exception_ptr error;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> { out.emplace(co_await dispatch_request(frame, conn, broker)); },
+      [&](std::exception_ptr e) { error = e; });
+  io.run();
+  if (error) std::rethrow_exception(error);
+  if (!out) return Status(ErrorCode::UNKNOWN_SERVER_ERROR, "handler did not complete");
+  return std::move(*out);
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,14 @@
+// One handler per API; each lives in handlers/<api>.cc and is registered in dispatch.cc.
+#pragma once
+
+#include "server/request_context.h"
+
+namespace mirra::server {
+
+asio::awaitable<HandlerResult> handle_api_versions(RequestContext& ctx);
+
+// The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with
+// UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.
+protocol::Bytes api_versions_unsupported_response(int32_t correlation_id);
+
+}  // namespace mirra::server

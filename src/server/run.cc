@@ -1,0 +1,71 @@
+#include "server/run.h"
+
+#include <filesystem>
+
+#include "base/log.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace mirra::server {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "server";
+
+std::string join_listeners(const std::vector<Listener>& ls) {
+  std::string out;
+  for (const Listener& l : ls) out += (out.empty() ? "" : ",") + l.to_string();
+  return out;
+}
+
+void log_summary(const LoadedConfig& loaded, const std::optional<std::string>& path) {
+  const ServerConfig& c = loaded.config;
+  MIRRA_LOG_INFO("starting Mirra broker node.id={} (config: {})", c.node_id,
+                 path ? *path : "embedded defaults");
+  MIRRA_LOG_INFO("listeners: {}", join_listeners(c.listeners));
+  if (!c.advertised_listeners.empty()) {
+    MIRRA_LOG_INFO("advertised listeners: {}", join_listeners(c.advertised_listeners));
+  }
+  MIRRA_LOG_INFO("data dir: {}", c.log_dir);
+  for (const auto& [key, entry] : loaded.set) {
+    MIRRA_LOG_INFO("setting {}={} (from {})", key, entry.first, source_name(entry.second));
+  }
+  MIRRA_LOG_INFO("every other setting has its default; one core thread serves all connections");
+  for (const std::string& w : loaded.warnings) MIRRA_LOG_WARN("{}", w);
+}
+
+}  // namespace
+
+int run_server_command(const std::optional<std::string>& config_path,
+                       const std::vector<std::string>& overrides) {
+  auto loaded = load_config(config_path, overrides);
+  if (!loaded.ok()) {
+    MIRRA_LOG_ERROR("{}", loaded.status().message());
+    return 1;
+  }
+  log_summary(loaded.value(), config_path);
+  const ServerConfig& config = loaded->config;
+  std::error_code fs_ec;
+  std::filesystem::create_directories(config.log_dir, fs_ec);
+  if (fs_ec) {
+    MIRRA_LOG_ERROR("cannot create data dir {}: {}", config.log_dir, fs_ec.message());
+    return 1;
+  }
+
+  asio::io_context io(1);  // the core thread: this one
+  Server server(io, config);
+  if (Status s = server.start(); !s.ok()) {
+    MIRRA_LOG_ERROR("{}", s.message());
+    return 1;
+  }
+  asio::signal_set signals(io, SIGTERM, SIGINT);
+  signals.async_wait([&](const asio::error_code& ec, int signo) {
+    if (ec) return;
+    MIRRA_LOG_INFO("received signal {}", signo);
+    server.stop();
+  });
+  io.run();  // returns when the server has stopped and every connection is closed
+  MIRRA_LOG_INFO("stopped");
+  return 0;
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,116 @@
+#include "server/server.h"
+
+#include "base/log.h"
+
+namespace mirra::server {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "server";
+
+std::string endpoint_string(const asio::ip::tcp::endpoint& ep) {
+  const auto addr = ep.address();
+  return addr.is_v6() ? fmt::format("[{}]:{}", addr.to_string(), ep.port())
+                      : fmt::format("{}:{}", addr.to_string(), ep.port());
+}
+
+}  // namespace
+
+Server::Server(asio::io_context& io, const ServerConfig& config)
+    : io_(io), config_(config), stop_timer_(io) {
+  broker_.config = &config_;
+}
+
+Status Server::start() {
+  for (const Listener& l : config_.listeners) {
+    asio::error_code ec;
+    const std::string host = l.host.empty() ? "0.0.0.0" : l.host;
+    const auto addr = asio::ip::make_address(host, ec);
+    if (ec) {
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("listener {}: '{}' is not an IP address", l.to_string(), host));
+    }
+    auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+    const asio::ip::tcp::endpoint ep(addr, l.port);
+    acceptor->open(ep.protocol(), ec);
+    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor->bind(ep, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Status(ErrorCode::NETWORK_EXCEPTION,
+                    fmt::format("cannot listen on {}: {}", l.to_string(), ec.message()));
+    }
+    bound_.push_back(acceptor->local_endpoint());
+    MIRRA_LOG_INFO("listening on {}://{}", l.name, endpoint_string(bound_.back()));
+    asio::co_spawn(io_, accept_loop(*acceptor, l.name), asio::detached);
+    acceptors_.push_back(std::move(acceptor));
+  }
+  return Status::OK();
+}
+
+asio::awaitable<void> Server::accept_loop(asio::ip::tcp::acceptor& acceptor, std::string listener) {
+  while (!stopping_) {
+    asio::error_code ec;
+    asio::ip::tcp::socket socket =
+        co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    if (ec) {
+      // EMFILE and friends: log and keep accepting rather than stop serving.
+      MIRRA_LOG_WARN("accept on {}: {}", listener, ec.message());
+      asio::steady_timer backoff(io_, std::chrono::milliseconds(100));
+      co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    accepted(std::move(socket), listener);
+  }
+}
+
+void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener) {
+  asio::error_code ec;
+  const auto peer_ep = socket.remote_endpoint(ec);
+  if (ec) return;  // the client already went away
+  ConnectionInfo info{next_id_++, endpoint_string(peer_ep), listener};
+  if (connections_.size() >= static_cast<size_t>(config_.max_connections)) {
+    MIRRA_LOG_WARN("max.connections ({}) reached: refusing connection from {}",
+                   config_.max_connections, info.peer);
+    socket.close(ec);
+    return;
+  }
+  socket.set_option(asio::ip::tcp::no_delay(true), ec);
+  ConnectionLimits limits;
+  limits.max_request_bytes = config_.socket_request_max_bytes;
+  limits.idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
+  MIRRA_LOG_DEBUG("connection {} from {} on {}", info.id, info.peer, listener);
+  auto conn = std::make_shared<Connection>(std::move(socket), info, limits, broker_, *this);
+  connections_.emplace(info.id, conn);
+  conn->start();
+}
+
+void Server::on_closed(uint64_t id) {
+  connections_.erase(id);
+  if (stopping_ && connections_.empty()) stop_timer_.cancel();
+}
+
+void Server::stop(std::chrono::milliseconds grace) {
+  if (stopping_) return;
+  stopping_ = true;
+  MIRRA_LOG_INFO("stopping: no new connections, finishing {} open connection(s)",
+                 connections_.size());
+  for (auto& a : acceptors_) {
+    asio::error_code ec;
+    a->close(ec);
+  }
+  // Copy: stop_reading() may close a connection, which erases it from the map.
+  std::vector<std::shared_ptr<Connection>> open;
+  for (auto& [id, c] : connections_) open.push_back(c);
+  for (auto& c : open) c->stop_reading();
+  if (connections_.empty()) return;
+  stop_timer_.expires_after(grace);
+  stop_timer_.async_wait([this](asio::error_code ec) {
+    if (ec) return;  // everything closed in time
+    std::vector<std::shared_ptr<Connection>> left;
+    for (auto& [id, c] : connections_) left.push_back(c);
+    for (auto& c : left) c->close("still open at the end of the shutdown grace period");
+  });
+}
+
+}  // namespace mirra::server

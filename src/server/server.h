@@ -1,0 +1,59 @@
+// The broker's network front: listeners, the connection set, graceful stop.
+//
+// Threading model: one "core" thread runs the io_context that owns all broker state
+// (BrokerState), every listener and every connection; handlers run there too, so broker state
+// needs no locks. Blocking disk work (fsync, segment roll, compaction) will be posted to a
+// worker pool and its result posted back to the core thread. Sharding connections and
+// partitions across several cores is a non-goal for now; num.network.threads and
+// num.io.threads are accepted for compatibility and not used.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "server/asio.h"
+#include "server/config.h"
+#include "server/connection.h"
+
+namespace mirra::server {
+
+class Server {
+ public:
+  Server(asio::io_context& io, const ServerConfig& config);
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds every listener and starts accepting; logs "listening on PLAINTEXT://host:port" with
+  // the bound port (an ephemeral one for port 0).
+  Status start();
+  // Stops accepting, lets each connection finish the requests it has read, then closes them;
+  // connections still open after `grace` are closed. io_context::run() returns once all is
+  // closed.
+  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
+
+  // Bound endpoints, in listener order (for tests and the start-up log).
+  const std::vector<asio::ip::tcp::endpoint>& bound() const { return bound_; }
+  size_t connection_count() const { return connections_.size(); }
+
+  // Called by a Connection when it closes.
+  void on_closed(uint64_t id);
+
+ private:
+  asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor, std::string listener);
+  void accepted(asio::ip::tcp::socket socket, const std::string& listener);
+
+  asio::io_context& io_;
+  const ServerConfig& config_;
+  BrokerState broker_;
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<asio::ip::tcp::endpoint> bound_;
+  std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
+  uint64_t next_id_ = 1;
+  bool stopping_ = false;
+  asio::steady_timer stop_timer_;
+};
+
+}  // namespace mirra::server

@@ -1,0 +1,122 @@
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace mirra::server {
+namespace {
+
+Result<LoadedConfig> load(const std::vector<std::string>& overrides) {
+  return load_config(std::nullopt, overrides);
+}
+
+void expect_error(const std::vector<std::string>& overrides, const std::string& needle) {
+  auto r = load(overrides);
+  ASSERT_FALSE(r.ok()) << overrides[0];
+  EXPECT_NE(r.status().message().find(needle), std::string::npos) << r.status().message();
+}
+
+TEST(Config, Defaults) {
+  auto r = load({});
+  ASSERT_TRUE(r.ok());
+  const ServerConfig& c = r->config;
+  EXPECT_EQ(c.node_id, 1);
+  ASSERT_EQ(c.listeners.size(), 1u);
+  EXPECT_EQ(c.listeners[0].to_string(), "PLAINTEXT://127.0.0.1:9092");
+  EXPECT_EQ(c.log_dir, "./data");
+  EXPECT_EQ(c.message_max_bytes, 1048588);
+  EXPECT_EQ(c.socket_request_max_bytes, 104857600);
+  EXPECT_EQ(c.connections_max_idle_ms, 600000);
+  EXPECT_EQ(c.max_connections, 2147483647);
+  EXPECT_EQ(c.log_retention_ms, 168LL * 3600 * 1000);
+  EXPECT_TRUE(c.auto_create_topics_enable);
+  EXPECT_TRUE(r->warnings.empty());
+}
+
+TEST(Config, FileThenOverrides) {
+  const auto path = std::filesystem::temp_directory_path() / "mirra_config_test.properties";
+  {
+    std::ofstream out(path);
+    out << "node.id=7\nlog.dirs=/tmp/x\nnum.partitions : 3\nlog.cleanup.policy=compact\n";
+  }
+  auto r = load_config(path.string(), {"num.partitions=5", "auto.create.topics.enable=FALSE"});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->config.node_id, 7);
+  EXPECT_EQ(r->config.log_dir, "/tmp/x");
+  EXPECT_EQ(r->config.num_partitions, 5);
+  EXPECT_FALSE(r->config.auto_create_topics_enable);
+  EXPECT_EQ(r->config.topic_defaults.at("log.cleanup.policy"), "compact");
+  EXPECT_EQ(r->set.at("num.partitions").second, Source::kOverride);
+  EXPECT_EQ(r->set.at("node.id").second, Source::kFile);
+}
+
+TEST(Config, RetentionPrecedence) {
+  EXPECT_EQ(load({"log.retention.hours=1"})->config.log_retention_ms, 3600000);
+  EXPECT_EQ(load({"log.retention.hours=1", "log.retention.minutes=2"})->config.log_retention_ms,
+            120000);
+  EXPECT_EQ(load({"log.retention.minutes=2", "log.retention.ms=5"})->config.log_retention_ms, 5);
+  EXPECT_EQ(load({"log.retention.ms=-1"})->config.log_retention_ms, -1);
+}
+
+TEST(Config, LogDirFallsBackToLogDir) {
+  EXPECT_EQ(load({"log.dir=/a"})->config.log_dir, "/a");
+  EXPECT_EQ(load({"log.dir=/a", "log.dirs=/b"})->config.log_dir, "/b");
+  expect_error({"log.dirs=/a,/b"}, "log.dirs");
+}
+
+TEST(Config, UnknownKeyIsAWarning) {
+  auto r = load({"no.such.key=1"});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("no.such.key"), std::string::npos);
+}
+
+TEST(Config, StockKafkaKeysAreAccepted) {
+  auto r = load({"process.roles=broker,controller", "offsets.topic.replication.factor=1"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->warnings.empty());
+}
+
+TEST(Config, InvalidValuesNameKeyAndValue) {
+  expect_error({"node.id=abc"}, "invalid value 'abc' for node.id");
+  expect_error({"num.partitions=0"}, "num.partitions");
+  expect_error({"message.max.bytes=99999999999"}, "message.max.bytes");
+  expect_error({"auto.create.topics.enable=yes"}, "auto.create.topics.enable");
+  expect_error({"log.retention.hours=1x"}, "log.retention.hours");
+  expect_error({"connections.max.idle.ms=0"}, "connections.max.idle.ms");
+}
+
+TEST(Config, Listeners) {
+  auto r = parse_listeners("listeners", "PLAINTEXT://:0");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value()[0].host, "");
+  EXPECT_EQ(r.value()[0].port, 0);
+  auto v6 = parse_listeners("listeners", "PLAINTEXT://[::1]:9093");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6.value()[0].host, "::1");
+  EXPECT_EQ(v6.value()[0].to_string(), "PLAINTEXT://[::1]:9093");
+  expect_error({"listeners=localhost:9092"}, "listeners");
+  expect_error({"listeners=PLAINTEXT://h:99999"}, "99999");
+  expect_error({"listeners=PLAINTEXT://h"}, "port");
+  expect_error({"listeners=SSL://h:1"}, "PLAINTEXT");
+  expect_error({"listeners=PLAINTEXT://a:1,PLAINTEXT://b:2"}, "unique");
+  expect_error({"advertised.listeners=nope"}, "advertised.listeners");
+}
+
+TEST(Config, BadOverrideSyntax) {
+  expect_error({"novalue"}, "--override");
+  expect_error({"=1"}, "--override");
+}
+
+TEST(Config, MissingFile) {
+  auto r = load_config(std::string("/nonexistent/server.properties"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("/nonexistent/server.properties"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mirra::server
