@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "server/asio.h"
+#include "base/asio.h"
 #include "server/request_context.h"
 #include "server/response_queue.h"
 

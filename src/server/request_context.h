@@ -13,7 +13,7 @@
 #include "base/status.h"
 #include "protocol/api_table.h"
 #include "protocol/frame.h"
-#include "server/asio.h"
+#include "base/asio.h"
 #include "server/config.h"
 
 namespace mirra::server {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "server/asio.h"
+#include "base/asio.h"
 #include "server/config.h"
 #include "server/connection.h"
 
