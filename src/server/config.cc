@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "server/properties.h"
+#include "base/properties.h"
 
 namespace mirra::server {
 namespace {

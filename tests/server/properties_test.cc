@@ -1,4 +1,4 @@
-#include "server/properties.h"
+#include "base/properties.h"
 
 #include <gtest/gtest.h>
 

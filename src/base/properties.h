@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 
-namespace mirra::server {
+namespace mirra {
 
 struct Property {
   std::string key;
@@ -23,4 +23,4 @@ struct Property {
 // that build a map). Fails only on a malformed \u escape, naming the line.
 Result<std::vector<Property>> parse_properties(std::string_view text);
 
-}  // namespace mirra::server
+}  // namespace mirra

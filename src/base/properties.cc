@@ -1,8 +1,8 @@
-#include "server/properties.h"
+#include "base/properties.h"
 
 #include <fmt/format.h>
 
-namespace mirra::server {
+namespace mirra {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
@@ -141,4 +141,4 @@ Result<std::vector<Property>> parse_properties(std::string_view text) {
   return props;
 }
 
-}  // namespace mirra::server
+}  // namespace mirra
