@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,14 +50,44 @@ class MetadataImage {
 
   // Applies one record that the log assigned `offset`. A record that contradicts the image
   // (a partition of an unknown topic, a second topic with the same name) is a corrupt log:
-  // the Status says which record and why, and the image is unchanged.
+  // the Status (CORRUPT_MESSAGE) says which record and why, and the image is unchanged.
+  // The rules:
+  // - offsets strictly increase (a record is never applied twice);
+  // - TopicRecord: non-empty name, non-zero id, neither in use;
+  // - PartitionRecord: the topic id exists; partition == the topic's partition count creates
+  //   the next partition, a lower one changes it (its leader epoch may not go down); others
+  //   (gaps, negatives) are refused. Replicas are non-empty without duplicates; the leader is
+  //   -1 or one of them;
+  // - ConfigRecord: a non-empty key; resource type 2 (topic) names an existing topic and
+  //   changes its `configs`; type 4 (broker) with resource_name "" (the cluster-wide default)
+  //   changes broker_configs(); per-broker resources and other types are refused. A nullopt
+  //   value removes the key (removing an absent key is fine);
+  // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go.
   Status apply(const MetadataRecord& record, int64_t offset);
 
+  // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
+  // with last_offset() == last_offset. The records do not carry offsets of their own.
+  friend Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
+                                                  int64_t last_offset);
+
  private:
+  Status apply_change(const MetadataRecord& record);
+  Status apply_topic(const TopicRecord& r);
+  Status apply_partition(const PartitionRecord& r);
+  Status apply_config(const ConfigRecord& r);
+  Status apply_remove(const RemoveTopicRecord& r);
+
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
   std::unordered_map<Uuid, std::string> names_by_id_;
   std::map<std::string, std::string> broker_configs_;
 };
+
+// Records that rebuild `image` when applied in order to an empty one (for snapshots): per
+// topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
+// broker configs.
+std::vector<MetadataRecord> image_records(const MetadataImage& image);
+Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
+                                         int64_t last_offset);
 
 }  // namespace mirra::metadata

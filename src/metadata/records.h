@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -19,6 +20,8 @@ namespace mirra::metadata {
 struct TopicRecord {
   std::string name;
   Uuid id;
+
+  bool operator==(const TopicRecord&) const = default;
 };
 
 // A partition of a topic, created or changed (leader, epoch, replicas).
@@ -28,6 +31,8 @@ struct PartitionRecord {
   std::vector<int32_t> replicas;
   int32_t leader = -1;
   int32_t leader_epoch = 0;
+
+  bool operator==(const PartitionRecord&) const = default;
 };
 
 // A config set or removed: resource_type uses Kafka's ConfigResource types (2 = topic,
@@ -38,18 +43,37 @@ struct ConfigRecord {
   std::string resource_name;
   std::string key;
   std::optional<std::string> value;
+
+  bool operator==(const ConfigRecord&) const = default;
 };
 
 // A topic and all its partitions are gone.
 struct RemoveTopicRecord {
   Uuid topic_id;
+
+  bool operator==(const RemoveTopicRecord&) const = default;
 };
 
 using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord>;
 
+// Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
+inline constexpr int16_t kTopicRecordType = 2;
+inline constexpr int16_t kPartitionRecordType = 3;
+inline constexpr int16_t kConfigRecordType = 4;
+inline constexpr int16_t kRemoveTopicRecordType = 9;
+// The version every record is written with and the newest one decode accepts.
+inline constexpr int16_t kRecordVersion = 0;
+
+// ConfigRecord::resource_type values (Kafka's ConfigResource.Type ids).
+inline constexpr int8_t kTopicResource = 2;
+inline constexpr int8_t kBrokerResource = 4;
+
 // Encoding of one record (type, version, fields); decode refuses unknown types, newer
-// versions and trailing garbage with a CORRUPT_MESSAGE Status.
+// versions, truncation and trailing garbage with a CORRUPT_MESSAGE Status saying which.
 std::vector<uint8_t> encode_record(const MetadataRecord& record);
 Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes);
+
+// "TopicRecord", "PartitionRecord", ... for messages.
+std::string_view record_type_name(const MetadataRecord& record);
 
 }  // namespace mirra::metadata

@@ -1,0 +1,138 @@
+#include "metadata/records.h"
+
+#include <fmt/format.h>
+
+#include "protocol/wire.h"
+
+namespace mirra::metadata {
+namespace {
+
+using protocol::Reader;
+using protocol::Writer;
+
+// Strings and arrays use the compact (unsigned varint) encodings: no 32767-byte cap on config
+// values, and one byte of length for the common short name.
+constexpr bool kCompact = true;
+
+std::string_view type_name(int16_t type) {
+  switch (type) {
+    case kTopicRecordType: return "TopicRecord";
+    case kPartitionRecordType: return "PartitionRecord";
+    case kConfigRecordType: return "ConfigRecord";
+    case kRemoveTopicRecordType: return "RemoveTopicRecord";
+    default: return "unknown";
+  }
+}
+
+int16_t type_of(const MetadataRecord& record) {
+  return std::visit(
+      [](const auto& r) -> int16_t {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, TopicRecord>) return kTopicRecordType;
+        if constexpr (std::is_same_v<T, PartitionRecord>) return kPartitionRecordType;
+        if constexpr (std::is_same_v<T, ConfigRecord>) return kConfigRecordType;
+        if constexpr (std::is_same_v<T, RemoveTopicRecord>) return kRemoveTopicRecordType;
+      },
+      record);
+}
+
+void write_fields(Writer& w, const TopicRecord& r) {
+  w.write_string(kCompact, r.name);
+  w.write_uuid(r.id);
+}
+
+void write_fields(Writer& w, const PartitionRecord& r) {
+  w.write_uuid(r.topic_id);
+  w.write_int32(r.partition);
+  w.write_array_length(kCompact, static_cast<int32_t>(r.replicas.size()));
+  for (int32_t node : r.replicas) w.write_int32(node);
+  w.write_int32(r.leader);
+  w.write_int32(r.leader_epoch);
+}
+
+void write_fields(Writer& w, const ConfigRecord& r) {
+  w.write_int8(r.resource_type);
+  w.write_string(kCompact, r.resource_name);
+  w.write_string(kCompact, r.key);
+  w.write_nullable_string(kCompact, r.value);
+}
+
+void write_fields(Writer& w, const RemoveTopicRecord& r) { w.write_uuid(r.topic_id); }
+
+TopicRecord read_topic(Reader& r) {
+  TopicRecord t;
+  r.read_string(kCompact, t.name);
+  t.id = r.read_uuid();
+  return t;
+}
+
+PartitionRecord read_partition(Reader& r) {
+  PartitionRecord p;
+  p.topic_id = r.read_uuid();
+  p.partition = r.read_int32();
+  // A null array is as malformed as a short one; read_array_length bounds n by the bytes left.
+  int32_t n = r.read_array_length(kCompact, sizeof(int32_t));
+  if (n < 0) r.fail("null replica list");
+  p.replicas.reserve(static_cast<size_t>(std::max(n, 0)));
+  for (int32_t i = 0; i < n; ++i) p.replicas.push_back(r.read_int32());
+  p.leader = r.read_int32();
+  p.leader_epoch = r.read_int32();
+  return p;
+}
+
+ConfigRecord read_config(Reader& r) {
+  ConfigRecord c;
+  c.resource_type = r.read_int8();
+  r.read_string(kCompact, c.resource_name);
+  r.read_string(kCompact, c.key);
+  std::string value;
+  if (r.read_nullable_string(kCompact, value)) c.value = std::move(value);
+  return c;
+}
+
+RemoveTopicRecord read_remove_topic(Reader& r) { return RemoveTopicRecord{r.read_uuid()}; }
+
+Status corrupt(std::string message) {
+  return Status(ErrorCode::CORRUPT_MESSAGE, "metadata record: " + std::move(message));
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_record(const MetadataRecord& record) {
+  std::vector<uint8_t> out;
+  Writer w(out);
+  w.write_int16(type_of(record));
+  w.write_int16(kRecordVersion);
+  std::visit([&](const auto& r) { write_fields(w, r); }, record);
+  return out;
+}
+
+Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
+  Reader r(bytes);
+  const int16_t type = r.read_int16();
+  const int16_t version = r.read_int16();
+  if (r.failed())
+    return corrupt(fmt::format("{} bytes, shorter than the 4-byte type and version", bytes.size()));
+  if (type_name(type) == "unknown") return corrupt(fmt::format("unknown record type {}", type));
+  if (version < 0 || version > kRecordVersion)
+    return corrupt(fmt::format("{} version {} is not supported (newest known: {})",
+                               type_name(type), version, kRecordVersion));
+  MetadataRecord record;
+  switch (type) {
+    case kTopicRecordType: record = read_topic(r); break;
+    case kPartitionRecordType: record = read_partition(r); break;
+    case kConfigRecordType: record = read_config(r); break;
+    default: record = read_remove_topic(r); break;
+  }
+  if (r.failed()) return r.status("metadata record: " + std::string(type_name(type)));
+  if (r.remaining() != 0)
+    return corrupt(fmt::format("{} trailing bytes after a {} of {} bytes", r.remaining(),
+                               type_name(type), r.position()));
+  return record;
+}
+
+std::string_view record_type_name(const MetadataRecord& record) {
+  return type_name(type_of(record));
+}
+
+}  // namespace mirra::metadata

@@ -1,0 +1,62 @@
+// Helpers for the metadata tests: a temporary directory and record shorthands.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "metadata/image.h"
+#include "metadata/records.h"
+
+namespace mirra::metadata::testing {
+
+namespace fs = std::filesystem;
+
+// A directory under the system temp dir, removed with everything in it at the end.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("mirra-metadata-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Deterministic, distinct topic ids.
+inline Uuid tid(uint64_t n) { return Uuid::from_bits(0x1234, 100 + n); }
+
+// A topic with `partitions` single-replica partitions led by node 1, as records.
+inline std::vector<MetadataRecord> create_topic(const std::string& name, uint64_t id, int partitions) {
+  std::vector<MetadataRecord> out{TopicRecord{name, tid(id)}};
+  for (int p = 0; p < partitions; ++p) out.emplace_back(PartitionRecord{tid(id), p, {1}, 1, 0});
+  return out;
+}
+
+inline Status apply_all(MetadataImage& image, const std::vector<MetadataRecord>& records) {
+  for (const auto& r : records) {
+    if (Status st = image.apply(r, image.last_offset() + 1); !st) return st;
+  }
+  return Status::OK();
+}
+
+// Images compared through what a snapshot would hold.
+inline void expect_same_image(const MetadataImage& a, const MetadataImage& b) {
+  EXPECT_EQ(a.last_offset(), b.last_offset());
+  EXPECT_EQ(image_records(a), image_records(b));
+}
+
+}  // namespace mirra::metadata::testing
