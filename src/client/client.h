@@ -1,0 +1,126 @@
+// The cluster client: a Kafka client for a whole cluster, built on BrokerConnection.
+//
+// It keeps a metadata cache (brokers, controller, topics with ids, partitions with leader and
+// epoch), one connection per broker, and routes each partition's request to its leader. Routed
+// operations (produce, fetch, list_offsets) retry the partitions that failed with a retriable
+// error (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, a lost connection, ...; and
+// UNKNOWN_TOPIC_OR_PARTITION for `unknown_topic_retry` only, since a new topic takes a moment to
+// reach every broker), refreshing metadata and backing off between rounds, until
+// `retry_timeout`. Admin operations go to the controller when the call needs it (create, delete,
+// create partitions) and follow NOT_CONTROLLER.
+//
+// Threading: like BrokerConnection, a Client belongs to one executor and must only be used from
+// coroutines running on it. Calls may overlap. Requests to different brokers of one call are
+// sent one broker after the other. Produce retries after a lost connection may duplicate a batch
+// (at-least-once; no idempotent producer yet). SyncClient wraps this for tools and tests.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/asio.h"
+#include "client/broker_connection.h"
+#include "client/types.h"
+
+namespace mirra::client {
+
+struct ClientOptions {
+  std::string bootstrap_servers;  // "host:port,host:port"
+  std::string client_id = "mirra";
+  Millis connect_timeout{10000};
+  Millis request_timeout{30000};
+  Millis retry_backoff{100};       // doubles per round up to retry_backoff_max
+  Millis retry_backoff_max{1000};
+  Millis retry_timeout{30000};     // how long one call keeps retrying
+  Millis unknown_topic_retry{2000};
+  // Metadata requests ask the broker to create unknown topics (Kafka producers do).
+  bool allow_auto_topic_creation = false;
+};
+
+class Client {
+ public:
+  // Fails on an empty or malformed bootstrap list. Connects lazily.
+  static Result<std::unique_ptr<Client>> create(asio::any_io_executor ex, ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  const ClientOptions& options() const { return options_; }
+
+  // Fresh metadata for these topics (nullopt: every topic); also refreshes the cache. A topic
+  // that does not exist is in the result with its error.
+  asio::awaitable<Result<ClusterMetadata>> metadata(
+      std::optional<std::vector<std::string>> topics);
+  // The cached topic, refreshed when unknown; fails when the broker reports an error for it.
+  asio::awaitable<Result<TopicInfo>> topic(const std::string& name);
+  asio::awaitable<Result<ClusterDescription>> describe_cluster();
+
+  asio::awaitable<Result<std::vector<TopicResult>>> create_topics(std::vector<NewTopic> topics,
+                                                                  bool validate_only = false);
+  asio::awaitable<Result<std::vector<TopicResult>>> delete_topics(std::vector<std::string> names);
+  asio::awaitable<Result<std::vector<TopicResult>>> create_partitions(
+      std::vector<NewPartitions> topics, bool validate_only = false);
+  asio::awaitable<Result<std::vector<ConfigResourceResult>>> describe_configs(
+      std::vector<ConfigResource> resources);
+  asio::awaitable<Result<std::vector<ResourceResult>>> incremental_alter_configs(
+      std::vector<AlterConfigResource> resources, bool validate_only = false);
+
+  asio::awaitable<Result<std::vector<PartitionOffset>>> list_offsets(
+      std::vector<OffsetQuery> queries,
+      IsolationLevel isolation = IsolationLevel::read_uncommitted);
+  asio::awaitable<Result<std::vector<ProduceResult>>> produce(std::vector<ProduceBatch> batches,
+                                                              ProduceOptions options = {});
+  asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(
+      std::vector<FetchPosition> positions, FetchOptions options = {});
+
+  // The connection to a broker by node id (from metadata), opened if needed.
+  asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);
+  // Any live connection: an open one, else a known broker, else the bootstrap servers in order.
+  asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> any_connection();
+  // The cache as it is (no request).
+  const ClusterMetadata& cached_metadata() const { return cache_; }
+  // Makes the next routed call refresh metadata first.
+  void invalidate_metadata() { metadata_stale_ = true; }
+  void close();
+
+ private:
+  Client(asio::any_io_executor ex, ClientOptions options, std::vector<HostPort> bootstrap);
+
+  ConnectionOptions connection_options() const;
+  asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> open(int32_t key, std::string host,
+                                                                  uint16_t port);
+  asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> controller_connection();
+  // Refreshes the cache for `topics` (plus every topic already cached).
+  asio::awaitable<Status> refresh_metadata(const std::set<std::string>& topics);
+  void merge_metadata(ClusterMetadata fresh, bool all_topics);
+  asio::awaitable<void> backoff(int round);
+
+  // Sends an admin request to the controller (or any broker), retrying transport failures and
+  // the replies for which `misrouted` says NOT_CONTROLLER, with fresh metadata in between.
+  template <typename Req, typename Misrouted>
+  asio::awaitable<Result<Reply<response_t<Req>>>> send_admin(const Req& req, bool to_controller,
+                                                             Misrouted misrouted);
+  // The retry loop shared by produce, fetch and list_offsets (client_routing.h).
+  template <typename Out, typename Item, typename SendGroup>
+  asio::awaitable<Result<std::vector<Out>>> route(std::vector<Item>& items, SendGroup send_group);
+
+  asio::any_io_executor ex_;
+  ClientOptions options_;
+  std::vector<HostPort> bootstrap_;
+  // Broker connections by node id; bootstrap connections under -1, -2, ... (their node ids are
+  // not known when they open).
+  std::map<int32_t, std::shared_ptr<BrokerConnection>> connections_;
+  ClusterMetadata cache_;
+  std::set<std::string> known_topics_;
+  bool metadata_stale_ = true;
+};
+
+// Status for an error code in a response: OK for NONE, else the code with the broker's message
+// (or the code's own) prefixed by `what` ("topic t partition 0").
+Status status_from(int16_t code, const std::optional<std::string>& message, std::string_view what);
+
+}  // namespace mirra::client

@@ -1,0 +1,189 @@
+// Client's routed data calls: produce, fetch and list_offsets. Each builds one request per
+// leader from the partitions route() hands it and maps the response back to those partitions.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "client/client.h"
+#include "client/client_routing.h"
+
+namespace mirra::client {
+namespace {
+
+// The entry for `name` in a request's topic list, appended when missing. Requests are small
+// (one entry per topic), so a linear search is fine.
+template <typename Topic, typename Name>
+Topic& topic_entry(std::vector<Topic>& topics, const std::string& name, Name Topic::*field) {
+  for (Topic& t : topics) {
+    if (t.*field == name) return t;
+  }
+  Topic& t = topics.emplace_back();
+  t.*field = name;
+  return t;
+}
+
+// Response partitions are looked up by (topic, partition) to find the caller's item.
+using IndexMap = std::map<TopicPartition, size_t>;
+
+template <typename Item>
+IndexMap index_of(const std::vector<Item>& items, const std::vector<size_t>& indexes) {
+  IndexMap m;
+  for (size_t i : indexes) m[items[i].tp] = i;
+  return m;
+}
+
+Status missing_answer(std::string_view api, const TopicPartition& tp, const BrokerConnection& c) {
+  return Status(ErrorCode::UNKNOWN_SERVER_ERROR,
+                fmt::format("the {} response from {} has no answer for {}", api, c.address(),
+                            to_string(tp)));
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::vector<ProduceResult>>> Client::produce(
+    std::vector<ProduceBatch> batches, ProduceOptions opts) {
+  auto send_group = [&batches, &opts](BrokerConnection& conn, const std::vector<size_t>& indexes,
+                                      std::vector<ProduceResult>& out) -> asio::awaitable<Status> {
+    using Req = protocol::ProduceRequest;
+    Req req;
+    req.acks = opts.acks;
+    req.timeout_ms = opts.timeout_ms;
+    for (size_t i : indexes) {
+      const ProduceBatch& b = batches[i];
+      Req::PartitionProduceData pd;
+      pd.index = b.tp.partition;
+      pd.records = protocol::RecordsView{b.records.data(), b.records.size()};
+      topic_entry(req.topic_data, b.tp.topic, &Req::TopicProduceData::name)
+          .partition_data.push_back(std::move(pd));
+    }
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    IndexMap pending = index_of(batches, indexes);
+    for (const auto& t : reply->body.responses) {
+      for (const auto& p : t.partition_responses) {
+        auto it = pending.find(TopicPartition{t.name, p.index});
+        if (it == pending.end()) continue;
+        ProduceResult& r = out[it->second];
+        r.status = status_from(p.error_code, p.error_message, "produce to " + to_string(r.tp));
+        r.base_offset = p.base_offset;
+        r.log_append_time = p.log_append_time_ms;
+        r.log_start_offset = p.log_start_offset;
+        pending.erase(it);
+      }
+    }
+    // acks=0: nothing comes back, and nothing is owed.
+    for (auto& [tp, i] : pending) {
+      out[i].status = opts.acks == 0 ? Status::OK() : missing_answer("Produce", tp, conn);
+    }
+    co_return Status::OK();
+  };
+  co_return co_await route<ProduceResult>(batches, send_group);
+}
+
+asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
+    std::vector<FetchPosition> positions, FetchOptions opts) {
+  auto send_group = [this, &positions, &opts](
+                        BrokerConnection& conn, const std::vector<size_t>& indexes,
+                        std::vector<FetchedPartition>& out) -> asio::awaitable<Status> {
+    using Req = protocol::FetchRequest;
+    Req req;
+    req.replica_id = -1;
+    req.max_wait_ms = opts.max_wait_ms;
+    req.min_bytes = opts.min_bytes;
+    req.max_bytes = opts.max_bytes;
+    req.isolation_level = static_cast<int8_t>(opts.isolation);
+    // Fetch v13+ names topics by id only; without ids (old Metadata) stay at v12.
+    SendOptions send_opts;
+    send_opts.timeout = options_.request_timeout + Millis(opts.max_wait_ms);
+    std::map<Uuid, std::string> names;
+    for (size_t i : indexes) {
+      const FetchPosition& f = positions[i];
+      const TopicInfo* info = cache_.topic(f.tp.topic);
+      const Uuid id = info ? info->id : Uuid::zero();
+      if (id.is_zero()) send_opts.max_version = 12;
+      names[id] = f.tp.topic;
+      Req::FetchTopic& t = topic_entry(req.topics, f.tp.topic, &Req::FetchTopic::topic);
+      t.topic_id = id;
+      Req::FetchPartition p;
+      p.partition = f.tp.partition;
+      p.current_leader_epoch = f.current_leader_epoch;
+      p.fetch_offset = f.offset;
+      p.partition_max_bytes = f.max_bytes;
+      t.partitions.push_back(p);
+    }
+    auto reply = co_await conn.send(req, send_opts);
+    if (!reply.ok()) co_return reply.status();
+    const auto& body = reply->body;
+    if (Status s = status_from(body.error_code, std::nullopt, "fetch from " + conn.address());
+        !s.ok()) {
+      co_return s;
+    }
+    const bool by_id = reply->version >= 13;
+    // Every partition's records point into this one frame, which they keep alive together.
+    auto buffer = std::make_shared<const protocol::Bytes>(std::move(reply->frame));
+    IndexMap pending = index_of(positions, indexes);
+    for (const auto& t : body.responses) {
+      const std::string& name = by_id ? names[t.topic_id] : t.topic;
+      for (const auto& p : t.partitions) {
+        auto it = pending.find(TopicPartition{name, p.partition_index});
+        if (it == pending.end()) continue;
+        FetchedPartition& r = out[it->second];
+        r.status = status_from(p.error_code, std::nullopt, "fetch " + to_string(r.tp));
+        r.high_watermark = p.high_watermark;
+        r.last_stable_offset = p.last_stable_offset;
+        r.log_start_offset = p.log_start_offset;
+        r.aborted_transactions.clear();
+        for (const auto& a : p.aborted_transactions.value_or(
+                 std::vector<protocol::FetchResponse::AbortedTransaction>{})) {
+          r.aborted_transactions.push_back({a.producer_id, a.first_offset});
+        }
+        r.buffer = buffer;
+        r.records = p.records ? p.records->span() : std::span<const uint8_t>();
+        pending.erase(it);
+      }
+    }
+    for (auto& [tp, i] : pending) out[i].status = missing_answer("Fetch", tp, conn);
+    co_return Status::OK();
+  };
+  co_return co_await route<FetchedPartition>(positions, send_group);
+}
+
+asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
+    std::vector<OffsetQuery> queries, IsolationLevel isolation) {
+  auto send_group = [this, &queries, isolation](
+                        BrokerConnection& conn, const std::vector<size_t>& indexes,
+                        std::vector<PartitionOffset>& out) -> asio::awaitable<Status> {
+    using Req = protocol::ListOffsetsRequest;
+    Req req;
+    req.replica_id = -1;
+    req.isolation_level = static_cast<int8_t>(isolation);
+    req.timeout_ms = static_cast<int32_t>(options_.request_timeout.count());
+    for (size_t i : indexes) {
+      Req::ListOffsetsPartition p;
+      p.partition_index = queries[i].tp.partition;
+      p.timestamp = queries[i].timestamp;
+      topic_entry(req.topics, queries[i].tp.topic, &Req::ListOffsetsTopic::name)
+          .partitions.push_back(p);
+    }
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    IndexMap pending = index_of(queries, indexes);
+    for (const auto& t : reply->body.topics) {
+      for (const auto& p : t.partitions) {
+        auto it = pending.find(TopicPartition{t.name, p.partition_index});
+        if (it == pending.end()) continue;
+        PartitionOffset& r = out[it->second];
+        r.status = status_from(p.error_code, std::nullopt, "list offsets of " + to_string(r.tp));
+        r.offset = p.offset;
+        r.timestamp = p.timestamp;
+        r.leader_epoch = p.leader_epoch;
+        pending.erase(it);
+      }
+    }
+    for (auto& [tp, i] : pending) out[i].status = missing_answer("ListOffsets", tp, conn);
+    co_return Status::OK();
+  };
+  co_return co_await route<PartitionOffset>(queries, send_group);
+}
+
+}  // namespace mirra::client

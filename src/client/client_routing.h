@@ -1,0 +1,130 @@
+// The retry loops behind Client's calls (private to src/client: included by its .cc files).
+//
+// route(): one round sends each pending partition to its leader, grouped per broker; the
+// partitions that failed retriably are retried in the next round with fresh metadata and a
+// growing backoff, until options.retry_timeout. send_admin(): the same for one admin request.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "base/log.h"
+#include "client/client.h"
+
+namespace mirra::client {
+namespace routing {
+
+using Clock = std::chrono::steady_clock;
+
+// UNKNOWN_TOPIC_OR_PARTITION is retried only briefly: right after a topic is created some
+// brokers may not know it yet, but a topic that really does not exist should fail fast.
+inline bool should_retry(const Status& s, Clock::time_point start, const ClientOptions& o) {
+  if (s.ok()) return false;
+  if (s.code() == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+    return Clock::now() - start < o.unknown_topic_retry;
+  }
+  return error_retriable(s.code());
+}
+
+inline bool out_of_time(Clock::time_point start, const ClientOptions& o) {
+  return Clock::now() - start + o.retry_backoff >= o.retry_timeout;
+}
+
+// The leader of a partition per the cache, or why there is none.
+inline Status leader_of(const ClusterMetadata& md, const TopicPartition& tp, int32_t& leader) {
+  const TopicInfo* t = md.topic(tp.topic);
+  if (t == nullptr) {
+    return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                  fmt::format("topic {} does not exist", tp.topic));
+  }
+  if (t->error != ErrorCode::NONE) {
+    return status_from(error_number(t->error), std::nullopt, "topic " + tp.topic);
+  }
+  const PartitionInfo* p = t->partition(tp.partition);
+  if (p == nullptr) {
+    return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                  fmt::format("topic {} has no partition {} ({} partitions)", tp.topic,
+                              tp.partition, t->partitions.size()));
+  }
+  if (p->leader < 0) {
+    return Status(ErrorCode::LEADER_NOT_AVAILABLE,
+                  fmt::format("partition {} has no leader", to_string(tp)));
+  }
+  leader = p->leader;
+  return Status::OK();
+}
+
+}  // namespace routing
+
+template <typename Out, typename Item, typename SendGroup>
+asio::awaitable<Result<std::vector<Out>>> Client::route(std::vector<Item>& items,
+                                                       SendGroup send_group) {
+  const auto start = routing::Clock::now();
+  std::vector<Out> results(items.size());
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < items.size(); ++i) {
+    results[i].tp = items[i].tp;
+    todo.push_back(i);
+  }
+  for (int round = 0;; ++round) {
+    std::set<std::string> topics;
+    for (size_t i : todo) topics.insert(items[i].tp.topic);
+    bool refresh = metadata_stale_;
+    for (const auto& t : topics) refresh = refresh || cache_.topic(t) == nullptr;
+    if (refresh) {
+      // No broker reachable at all: nothing to retry against.
+      if (Status s = co_await refresh_metadata(topics); !s.ok()) co_return s;
+    }
+    std::map<int32_t, std::vector<size_t>> groups;
+    for (size_t i : todo) {
+      int32_t leader = -1;
+      results[i].status = routing::leader_of(cache_, items[i].tp, leader);
+      if (results[i].status.ok()) groups[leader].push_back(i);
+    }
+    for (auto& [node, indexes] : groups) {
+      auto conn = co_await connection(node);
+      Status s = conn.ok() ? co_await send_group(*conn.value(), indexes, results) : conn.status();
+      if (!s.ok()) {
+        for (size_t i : indexes) results[i].status = s;
+      }
+    }
+    std::vector<size_t> retry;
+    for (size_t i : todo) {
+      if (routing::should_retry(results[i].status, start, options_)) retry.push_back(i);
+    }
+    if (retry.empty() || routing::out_of_time(start, options_)) co_return results;
+    MIRRA_CLOG_DEBUG("client", "retrying {} partition(s), first: {}", retry.size(),
+                     results[retry.front()].status.to_string());
+    metadata_stale_ = true;
+    todo = std::move(retry);
+    co_await backoff(round);
+  }
+}
+
+template <typename Req, typename Misrouted>
+asio::awaitable<Result<Reply<response_t<Req>>>> Client::send_admin(const Req& req,
+                                                                  bool to_controller,
+                                                                  Misrouted misrouted) {
+  const auto start = routing::Clock::now();
+  for (int round = 0;; ++round) {
+    auto conn = to_controller ? co_await controller_connection() : co_await any_connection();
+    if (!conn.ok()) co_return conn.status();  // no broker reachable at all
+    auto reply = co_await conn.value()->send(req);
+    Status failure;
+    if (reply.ok()) {
+      if (!misrouted(reply->body) || routing::out_of_time(start, options_)) co_return reply;
+      failure = Status(ErrorCode::NOT_CONTROLLER, "not the controller");
+    } else {
+      failure = reply.status();
+      if (!error_retriable(failure.code()) || routing::out_of_time(start, options_)) {
+        co_return failure;
+      }
+    }
+    MIRRA_CLOG_DEBUG("client", "retrying {}: {}", Req::kName, failure.to_string());
+    metadata_stale_ = true;
+    co_await backoff(round);
+  }
+}
+
+}  // namespace mirra::client

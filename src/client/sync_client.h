@@ -1,0 +1,75 @@
+// A blocking face for Client, for command-line tools and tests.
+//
+// It owns a private io_context and runs it on the calling thread only while a call is in
+// progress, so it needs no thread of its own; background work (connection read loops) simply
+// waits between calls. Not thread-safe: one thread at a time.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+
+#include "base/asio.h"
+#include "client/client.h"
+
+namespace mirra::client {
+
+class SyncClient {
+ public:
+  static Result<std::unique_ptr<SyncClient>> create(ClientOptions options);
+  ~SyncClient();
+
+  Result<ClusterMetadata> metadata(std::optional<std::vector<std::string>> topics);
+  Result<TopicInfo> topic(const std::string& name);
+  Result<ClusterDescription> describe_cluster();
+  Result<std::vector<TopicResult>> create_topics(std::vector<NewTopic> topics,
+                                                 bool validate_only = false);
+  Result<std::vector<TopicResult>> delete_topics(std::vector<std::string> names);
+  Result<std::vector<TopicResult>> create_partitions(std::vector<NewPartitions> topics,
+                                                     bool validate_only = false);
+  Result<std::vector<ConfigResourceResult>> describe_configs(std::vector<ConfigResource> resources);
+  Result<std::vector<ResourceResult>> incremental_alter_configs(
+      std::vector<AlterConfigResource> resources, bool validate_only = false);
+  Result<std::vector<PartitionOffset>> list_offsets(
+      std::vector<OffsetQuery> queries, IsolationLevel isolation = IsolationLevel::read_uncommitted);
+  Result<std::vector<ProduceResult>> produce(std::vector<ProduceBatch> batches,
+                                             ProduceOptions options = {});
+  Result<std::vector<FetchedPartition>> fetch(std::vector<FetchPosition> positions,
+                                              FetchOptions options = {});
+
+  // Runs any coroutine to completion on the private io_context (e.g. one using async()).
+  template <typename T>
+  T run(asio::awaitable<T> op);
+
+  Client& async() { return *client_; }
+  asio::io_context& io_context() { return io_; }
+
+ private:
+  SyncClient() = default;
+
+  asio::io_context io_;  // declared first: destroyed after the client's connections close
+  std::unique_ptr<Client> client_;
+};
+
+template <typename T>
+T SyncClient::run(asio::awaitable<T> op) {
+  std::optional<T> out;
+  std::exception_ptr error;
+  bool finished = false;
+  // The result is stored from inside the coroutine: co_spawn's handler would need a
+  // default-constructible T, which Result is not.
+  auto store = [&out](asio::awaitable<T> inner) -> asio::awaitable<void> {
+    out.emplace(co_await std::move(inner));
+  };
+  asio::co_spawn(io_, store(std::move(op)), [&](std::exception_ptr e) {
+    error = e;
+    finished = true;
+  });
+  while (!finished) {
+    if (io_.run_one() == 0) io_.restart();
+  }
+  if (error) std::rethrow_exception(error);  // a bug, not a Kafka error
+  return std::move(*out);
+}
+
+}  // namespace mirra::client

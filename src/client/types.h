@@ -1,0 +1,229 @@
+// The values the cluster client takes and returns. Per-item outcomes (a topic, a partition, a
+// config resource) carry their own Status, so one bad partition does not hide the others; the
+// call's own Result fails only when nothing could be asked at all.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "base/uuid.h"
+#include "protocol/wire.h"
+
+namespace mirra::client {
+
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+};
+// "host:port,host:port" (spaces around commas allowed; IPv6 as [addr]:port).
+Result<std::vector<HostPort>> parse_bootstrap_servers(std::string_view text);
+
+struct TopicPartition {
+  std::string topic;
+  int32_t partition = 0;
+  auto operator<=>(const TopicPartition&) const = default;
+};
+std::string to_string(const TopicPartition& tp);  // "topic-3", as Kafka prints it
+
+// ---- metadata ---------------------------------------------------------------------------------
+
+struct BrokerInfo {
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = 0;
+  std::optional<std::string> rack;
+};
+
+struct PartitionInfo {
+  int32_t partition = 0;
+  ErrorCode error = ErrorCode::NONE;
+  int32_t leader = -1;
+  int32_t leader_epoch = -1;
+  std::vector<int32_t> replicas;
+  std::vector<int32_t> isr;
+  std::vector<int32_t> offline_replicas;
+};
+
+struct TopicInfo {
+  std::string name;
+  Uuid id;  // zero when the broker's Metadata version predates topic ids (v10)
+  ErrorCode error = ErrorCode::NONE;
+  bool internal = false;
+  std::vector<PartitionInfo> partitions;  // by partition index
+
+  const PartitionInfo* partition(int32_t index) const;
+};
+
+struct ClusterMetadata {
+  std::optional<std::string> cluster_id;
+  int32_t controller_id = -1;
+  std::vector<BrokerInfo> brokers;  // by node id
+  std::vector<TopicInfo> topics;    // by name
+
+  const TopicInfo* topic(std::string_view name) const;
+  const BrokerInfo* broker(int32_t node_id) const;
+};
+
+struct ClusterDescription {
+  std::string cluster_id;
+  int32_t controller_id = -1;
+  std::vector<BrokerInfo> brokers;
+};
+
+// ---- admin --------------------------------------------------------------------------------------
+
+struct NewTopic {
+  std::string name;
+  int32_t partitions = -1;          // -1: the broker's num.partitions
+  int16_t replication_factor = -1;  // -1: the broker's default.replication.factor
+  std::vector<std::pair<std::string, std::string>> configs;
+};
+
+struct NewPartitions {
+  std::string topic;
+  int32_t total_count = 0;  // the new partition count, not the increment (Kafka's meaning)
+};
+
+// The outcome for one topic of create/delete/create-partitions.
+struct TopicResult {
+  std::string name;
+  Status status;
+  Uuid id;                          // CreateTopics v7+
+  int32_t partitions = -1;          // CreateTopics v5+
+  int16_t replication_factor = -1;  // CreateTopics v5+
+};
+
+enum class ConfigResourceType : int8_t { topic = 2, broker = 4, broker_logger = 8 };
+
+struct ConfigResource {
+  ConfigResourceType type = ConfigResourceType::topic;
+  std::string name;
+  std::vector<std::string> keys;  // empty: every config
+};
+
+// Kafka's DescribeConfigs config sources.
+enum class ConfigSource : int8_t {
+  unknown = 0,
+  dynamic_topic = 1,
+  dynamic_broker = 2,
+  dynamic_default_broker = 3,
+  static_broker = 4,
+  default_config = 5,
+  dynamic_broker_logger = 6,
+};
+
+struct ConfigEntry {
+  std::string name;
+  std::optional<std::string> value;
+  bool read_only = false;
+  bool sensitive = false;
+  ConfigSource source = ConfigSource::unknown;
+};
+
+struct ConfigResourceResult {
+  ConfigResource resource;
+  Status status;
+  std::vector<ConfigEntry> entries;
+};
+
+enum class AlterConfigOp : int8_t { set = 0, remove = 1, append = 2, subtract = 3 };
+
+struct ConfigAlteration {
+  std::string name;
+  AlterConfigOp op = AlterConfigOp::set;
+  std::optional<std::string> value;
+};
+
+struct AlterConfigResource {
+  ConfigResource resource;
+  std::vector<ConfigAlteration> alterations;
+};
+
+struct ResourceResult {
+  ConfigResource resource;
+  Status status;
+};
+
+// ---- data ---------------------------------------------------------------------------------------
+
+enum class IsolationLevel : int8_t { read_uncommitted = 0, read_committed = 1 };
+
+// ListOffsets special timestamps.
+inline constexpr int64_t kLatestTimestamp = -1;
+inline constexpr int64_t kEarliestTimestamp = -2;
+inline constexpr int64_t kMaxTimestamp = -3;  // the record with the largest timestamp (v7+)
+
+struct OffsetQuery {
+  TopicPartition tp;
+  int64_t timestamp = kLatestTimestamp;
+};
+
+struct PartitionOffset {
+  TopicPartition tp;
+  Status status;
+  int64_t offset = -1;
+  int64_t timestamp = -1;
+  int32_t leader_epoch = -1;
+};
+
+// One record batch (or several back to back) for one partition, e.g. from BatchBuilder.
+struct ProduceBatch {
+  TopicPartition tp;
+  protocol::Bytes records;
+};
+
+struct ProduceOptions {
+  int16_t acks = -1;  // -1 all, 1 leader, 0 none (no response; results carry offset -1)
+  int32_t timeout_ms = 30000;
+};
+
+struct ProduceResult {
+  TopicPartition tp;
+  Status status;
+  int64_t base_offset = -1;
+  int64_t log_append_time = -1;
+  int64_t log_start_offset = -1;
+};
+
+struct FetchPosition {
+  TopicPartition tp;
+  int64_t offset = 0;
+  int32_t max_bytes = 1 << 20;
+  int32_t current_leader_epoch = -1;  // -1: no fencing
+};
+
+struct FetchOptions {
+  int32_t max_wait_ms = 500;
+  int32_t min_bytes = 1;
+  int32_t max_bytes = 50 << 20;
+  IsolationLevel isolation = IsolationLevel::read_uncommitted;
+};
+
+struct AbortedTransaction {
+  int64_t producer_id = -1;
+  int64_t first_offset = -1;
+};
+
+// A partition's share of a Fetch response. `records` points into `buffer` (the whole response
+// frame, shared by every partition of that response) and stays valid as long as it does. The
+// last batch may be cut short by the size limits (see records::RecordSetIterator).
+struct FetchedPartition {
+  TopicPartition tp;
+  Status status;
+  int64_t high_watermark = -1;
+  int64_t last_stable_offset = -1;
+  int64_t log_start_offset = -1;
+  std::vector<AbortedTransaction> aborted_transactions;
+  std::shared_ptr<const protocol::Bytes> buffer;
+  std::span<const uint8_t> records;
+};
+
+}  // namespace mirra::client
