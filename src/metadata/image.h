@@ -4,7 +4,7 @@
 // only by apply(), after the records are durable in the metadata log (metadata/metadata_log.h).
 //
 // A multi-broker store would produce the same records from a replicated log; handlers see only
-// the image and the MetadataStore interface (metadata/store.h), never the log.
+// the image and the MetadataStore interface (cluster/metadata_store.h), never the log.
 #pragma once
 
 #include <cstdint>

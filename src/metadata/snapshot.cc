@@ -6,12 +6,12 @@
 #include "protocol/records/byte_order.h"
 #include "protocol/records/crc32c.h"
 #include "protocol/wire.h"
+#include "storage/segment.h"
 
 namespace mirra::metadata {
 namespace {
 
 constexpr int16_t kSnapshotVersion = 1;
-constexpr size_t kOffsetDigits = 20;
 // version int16 + crc uint32; the CRC covers every byte after it.
 constexpr size_t kCrcAt = 2;
 constexpr size_t kBodyAt = 6;
@@ -27,22 +27,13 @@ Status corrupt(int64_t end_offset, std::string message) {
 
 }  // namespace
 
+// Named like segment files ("<20 digits><suffix>"), so storage's name helpers serve.
 std::string snapshot_file_name(int64_t end_offset) {
-  return fmt::format("{:0{}d}{}", end_offset, kOffsetDigits, kSnapshotSuffix);
+  return storage::segment_path({}, end_offset, kSnapshotSuffix).string();
 }
 
 std::optional<int64_t> parse_snapshot_file_name(std::string_view name) {
-  if (name.size() != kOffsetDigits + kSnapshotSuffix.size() ||
-      name.substr(kOffsetDigits) != kSnapshotSuffix) {
-    return std::nullopt;
-  }
-  int64_t offset = 0;
-  for (size_t i = 0; i < kOffsetDigits; ++i) {
-    if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    if (offset > (INT64_MAX - 9) / 10) return std::nullopt;
-    offset = offset * 10 + (name[i] - '0');
-  }
-  return offset;
+  return storage::parse_segment_name(std::filesystem::path(name), kSnapshotSuffix);
 }
 
 std::vector<uint8_t> encode_snapshot(const MetadataImage& image) {

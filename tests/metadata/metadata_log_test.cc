@@ -61,6 +61,12 @@ class MetadataLogTest : public ::testing::Test {
     return *first;
   }
 
+  // Topics t<from>..t<to - 1>, one append each, with `partitions` partitions.
+  void commit_topics(MetadataLog& log, MetadataImage& image, uint64_t from, uint64_t to, int partitions) {
+    for (uint64_t i = from; i < to; ++i)
+      commit(log, image, create_topic("t" + std::to_string(i), i + 1, partitions));
+  }
+
   std::vector<fs::path> files_with(std::string_view suffix) const {
     std::vector<fs::path> out;
     for (const auto& e : fs::directory_iterator(part_dir()))
@@ -208,11 +214,11 @@ TEST_F(MetadataLogTest, SnapshotDeletesCoveredSegmentsAndOlderSnapshots) {
   MetadataLogOptions options;
   options.segment_bytes = 400;  // a few batches per segment
   auto log = open(image, options);
-  for (uint64_t i = 0; i < 20; ++i) commit(*log, image, create_topic("t" + std::to_string(i), i + 1, 2));
+  commit_topics(*log, image, 0, 20, 2);
   ASSERT_TRUE(log->write_snapshot(image).ok());
   const auto first_snapshot = files_with(".checkpoint");
   ASSERT_EQ(first_snapshot.size(), 1u);
-  for (uint64_t i = 20; i < 40; ++i) commit(*log, image, create_topic("t" + std::to_string(i), i + 1, 2));
+  commit_topics(*log, image, 20, 40, 2);
   const size_t segments_before = files_with(".log").size();
   ASSERT_GT(segments_before, 6u);
   ASSERT_TRUE(log->write_snapshot(image).ok());
@@ -233,9 +239,9 @@ TEST_F(MetadataLogTest, SnapshotKeepsSegmentsItDoesNotCover) {
   MetadataLogOptions options;
   options.segment_bytes = 400;
   auto log = open(image, options);
-  for (uint64_t i = 0; i < 10; ++i) commit(*log, image, create_topic("t" + std::to_string(i), i + 1, 2));
+  commit_topics(*log, image, 0, 10, 2);
   MetadataImage half = image;  // a snapshot of an image that lags the log
-  for (uint64_t i = 10; i < 20; ++i) commit(*log, image, create_topic("t" + std::to_string(i), i + 1, 2));
+  commit_topics(*log, image, 10, 20, 2);
   ASSERT_TRUE(log->write_snapshot(half).ok());
   // Every record after the snapshot is still in the log.
   ASSERT_TRUE(log->close().ok());
@@ -353,7 +359,7 @@ TEST_F(MetadataLogTest, CorruptSnapshotWithoutTheRecordsItCoveredFailsOpen) {
   options.segment_bytes = 300;
   {
     auto log = open(image, options);
-    for (uint64_t i = 0; i < 10; ++i) commit(*log, image, create_topic("t" + std::to_string(i), i + 1, 1));
+    commit_topics(*log, image, 0, 10, 1);
     ASSERT_TRUE(log->write_snapshot(image).ok());
   }
   fs::resize_file(files_with(".checkpoint").at(0), 30);

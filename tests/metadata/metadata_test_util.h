@@ -1,40 +1,21 @@
-// Helpers for the metadata tests: a temporary directory and record shorthands.
+// Helpers for the metadata tests: record shorthands (TempDir comes from the storage tests).
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "metadata/image.h"
 #include "metadata/records.h"
+#include "../storage/log_test_util.h"  // TempDir
 
 namespace mirra::metadata::testing {
 
 namespace fs = std::filesystem;
 
-// A directory under the system temp dir, removed with everything in it at the end.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("mirra-metadata-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using storage::testing::TempDir;
 
 // Deterministic, distinct topic ids.
 inline Uuid tid(uint64_t n) { return Uuid::from_bits(0x1234, 100 + n); }
