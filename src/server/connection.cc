@@ -83,7 +83,7 @@ void Connection::dispatch(protocol::Bytes frame) {
   auto self = shared_from_this();
   // The frame moves into the coroutine frame: the request's body span stays valid until the
   // handler has finished.
-  auto run = [self, frame = std::move(frame)]() -> asio::awaitable<ResponseEntry> {
+  auto run = [self, frame = std::move(frame)]() mutable -> asio::awaitable<ResponseEntry> {
     HandlerResult r = co_await dispatch_request(frame, self->info_, self->broker_);
     if (!r.ok()) co_return ResponseEntry{{}, true, r.status().message()};
     co_return ResponseEntry{std::move(r.value()), false, {}};
@@ -114,6 +114,7 @@ asio::awaitable<void> Connection::write_loop() {
       close(e.close_reason);
       break;
     }
+    if (e.frame.empty()) continue;  // a request without a response (Produce with acks=0)
     asio::error_code ec;
     co_await asio::async_write(socket_, asio::buffer(e.frame), ec_awaitable(ec));
     if (ec) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "protocol/messages/all_messages.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -17,6 +18,12 @@ std::vector<Handler> build_table() {
   for (const protocol::ApiInfo& api : protocol::all_apis()) max_key = std::max(max_key, api.key);
   std::vector<Handler> table(static_cast<size_t>(max_key) + 1, nullptr);
   table[protocol::kApiVersionsKey] = &handle_api_versions;
+  table[protocol::CreateTopicsRequest::kApiKey] = &handle_create_topics;
+  table[protocol::DeleteTopicsRequest::kApiKey] = &handle_delete_topics;
+  table[protocol::FetchRequest::kApiKey] = &handle_fetch;
+  table[protocol::ListOffsetsRequest::kApiKey] = &handle_list_offsets;
+  table[protocol::MetadataRequest::kApiKey] = &handle_metadata;
+  table[protocol::ProduceRequest::kApiKey] = &handle_produce;
   return table;
 }
 
@@ -36,12 +43,20 @@ asio::awaitable<HandlerResult> answer_unsupported_api_versions(RequestContext& c
 
 }  // namespace
 
+const AdvertisedEndpoint& RequestContext::endpoint() const {
+  static const AdvertisedEndpoint none;
+  for (const AdvertisedEndpoint& e : broker->endpoints) {
+    if (e.listener == connection->listener) return e;
+  }
+  return broker->endpoints.empty() ? none : broker->endpoints.front();
+}
+
 Handler find_handler(int16_t api_key) {
   if (api_key < 0 || static_cast<size_t>(api_key) >= table().size()) return nullptr;
   return table()[static_cast<size_t>(api_key)];
 }
 
-Result<Handler> route_request(std::span<const uint8_t> frame, RequestContext& ctx) {
+Result<Handler> route_request(std::span<uint8_t> frame, RequestContext& ctx) {
   // Key and version first: a version outside the range is reported as such even when its
   // header, read with the newest version's layout, would not decode.
   protocol::Reader peek(frame);
@@ -53,6 +68,7 @@ Result<Handler> route_request(std::span<const uint8_t> frame, RequestContext& ct
     return close_because(fmt::format("{} (key {}) v{} is outside the supported range v{}-v{}",
                                      api->name, key, version, api->min_version, api->max_version));
   }
+  ctx.frame = frame;
   auto env = protocol::decode_request_envelope(frame);
   if (!env.ok()) return close_because("request header: " + env.status().to_string());
   ctx.header = std::move(env->header);
@@ -71,7 +87,7 @@ Result<Handler> route_request(std::span<const uint8_t> frame, RequestContext& ct
   return h;
 }
 
-asio::awaitable<HandlerResult> dispatch_request(std::span<const uint8_t> frame,
+asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
                                                 const ConnectionInfo& conn, BrokerState& broker) {
   RequestContext ctx;
   ctx.connection = &conn;
@@ -87,7 +103,7 @@ asio::awaitable<HandlerResult> dispatch_request(std::span<const uint8_t> frame,
   co_return r;
 }
 
-HandlerResult dispatch_request_now(std::span<const uint8_t> frame, const ConnectionInfo& conn,
+HandlerResult dispatch_request_now(std::span<uint8_t> frame, const ConnectionInfo& conn,
                                    BrokerState& broker) {
   asio::io_context io;
   std::optional<HandlerResult> out;

@@ -22,15 +22,15 @@ Handler find_handler(int16_t api_key);
 
 // Checks the envelope and picks the handler. On success fills ctx (except connection/broker)
 // and returns the handler; else a Status saying why to close.
-Result<Handler> route_request(std::span<const uint8_t> frame, RequestContext& ctx);
+Result<Handler> route_request(std::span<uint8_t> frame, RequestContext& ctx);
 
 // route_request() + the handler. `frame` must stay alive until the returned awaitable finishes.
-asio::awaitable<HandlerResult> dispatch_request(std::span<const uint8_t> frame,
+asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
                                                 const ConnectionInfo& conn, BrokerState& broker);
 
 // dispatch_request() run to completion on a private io_context: for tests, fuzzing and tools,
 // never on the core thread. A handler's exception is rethrown.
-HandlerResult dispatch_request_now(std::span<const uint8_t> frame, const ConnectionInfo& conn,
+HandlerResult dispatch_request_now(std::span<uint8_t> frame, const ConnectionInfo& conn,
                                    BrokerState& broker);
 
 }  // namespace mirra::server

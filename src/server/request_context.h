@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <span>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "protocol/api_table.h"
@@ -16,7 +18,15 @@
 #include "base/asio.h"
 #include "server/config.h"
 
+namespace mirra::cluster {
+class MetadataStore;
+class PartitionManager;
+class TopicAdmin;
+}  // namespace mirra::cluster
+
 namespace mirra::server {
+
+class FetchSessionCache;
 
 struct ConnectionInfo {
   uint64_t id = 0;
@@ -24,19 +34,47 @@ struct ConnectionInfo {
   std::string listener;  // listener name
 };
 
+// An advertised endpoint: what Metadata and DescribeCluster tell clients to connect to.
+struct AdvertisedEndpoint {
+  std::string listener;
+  std::string host;
+  int32_t port = 0;
+};
+
 // Broker-wide state handlers read and change. Owned by the core thread; grows with the broker
-// (metadata image, partition logs, coordinators).
+// (coordinators, mirrors). The pointers are set by server/broker.cc before any connection is
+// accepted; in handler unit tests only what a test needs.
 struct BrokerState {
   const ServerConfig* config = nullptr;
+  std::string log_dir;
+  std::vector<AdvertisedEndpoint> endpoints;  // one per listener, bound ports filled in
+  cluster::MetadataStore* metadata = nullptr;
+  cluster::PartitionManager* partitions = nullptr;
+  cluster::TopicAdmin* topic_admin = nullptr;
+  std::string cluster_id;
+  FetchSessionCache* fetch_sessions = nullptr;
+  // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
+  // config defaults.
+  const std::map<std::string, std::string>* static_settings = nullptr;
 };
 
 struct RequestContext {
   protocol::RequestHeader header;
+  // The whole request frame, owned by the connection until the handler has finished. Writable
+  // because Produce assigns offsets in the client's batches in place, as Kafka does.
+  std::span<uint8_t> frame;
   const protocol::ApiInfo* api = nullptr;
   int16_t api_version = 0;
   std::span<const uint8_t> body;  // into the frame buffer, alive until the handler returns
   const ConnectionInfo* connection = nullptr;
   BrokerState* broker = nullptr;
+
+  // The writable bytes behind a records field decoded from this request's body.
+  std::span<uint8_t> writable(const protocol::RecordsView& v) const {
+    return frame.subspan(static_cast<size_t>(v.data - frame.data()), v.size);
+  }
+  // The endpoint of the listener this request arrived on.
+  const AdvertisedEndpoint& endpoint() const;
 };
 
 // A complete response frame (size prefix included), or a Status whose message says why the

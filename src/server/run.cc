@@ -4,7 +4,7 @@
 
 #include "base/log.h"
 #include "server/config.h"
-#include "server/server.h"
+#include "server/broker.h"
 
 namespace mirra::server {
 namespace {
@@ -29,7 +29,8 @@ void log_summary(const LoadedConfig& loaded, const std::optional<std::string>& p
   for (const auto& [key, entry] : loaded.set) {
     MIRRA_LOG_INFO("setting {}={} (from {})", key, entry.first, source_name(entry.second));
   }
-  MIRRA_LOG_INFO("every other setting has its default; one core thread serves all connections");
+  MIRRA_LOG_INFO("every other setting has its default; one core thread serves all connections, "
+                 "{} shard thread(s) own the partition logs (num.io.threads)", c.num_io_threads);
   for (const std::string& w : loaded.warnings) MIRRA_LOG_WARN("{}", w);
 }
 
@@ -52,18 +53,25 @@ int run_server_command(const std::optional<std::string>& config_path,
   }
 
   asio::io_context io(1);  // the core thread: this one
-  Server server(io, config);
-  if (Status s = server.start(); !s.ok()) {
-    MIRRA_LOG_ERROR("{}", s.message());
-    return 1;
-  }
+  Broker broker(io, loaded.value());
   asio::signal_set signals(io, SIGTERM, SIGINT);
-  signals.async_wait([&](const asio::error_code& ec, int signo) {
-    if (ec) return;
-    MIRRA_LOG_INFO("received signal {}", signo);
-    server.stop();
-  });
-  io.run();  // returns when the server has stopped and every connection is closed
+  int exit_code = 0;
+  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+    if (Status s = co_await broker.start(); !s.ok()) {
+      MIRRA_LOG_ERROR("{}", s.message());
+      exit_code = 1;
+      signals.cancel();
+      co_await broker.stop();
+      co_return;
+    }
+    signals.async_wait([&](const asio::error_code& ec, int signo) {
+      if (ec) return;
+      MIRRA_LOG_INFO("received signal {}: shutting down", signo);
+      asio::co_spawn(io, broker.stop(), asio::detached);
+    });
+  }, asio::detached);
+  io.run();  // returns when the broker has stopped: connections closed, logs flushed
+  if (exit_code != 0) return exit_code;
   MIRRA_LOG_INFO("stopped");
   return 0;
 }

@@ -15,10 +15,32 @@ std::string endpoint_string(const asio::ip::tcp::endpoint& ep) {
 
 }  // namespace
 
-Server::Server(asio::io_context& io, const ServerConfig& config)
-    : io_(io), config_(config), stop_timer_(io) {
-  broker_.config = &config_;
+Server::Server(asio::io_context& io, const ServerConfig& config, BrokerState& broker)
+    : io_(io), config_(config), broker_(broker), stop_timer_(io), closed_wake_(io) {}
+
+asio::awaitable<void> Server::wait_closed() {
+  while (!(stopping_ && connections_.empty())) {
+    closed_wake_.expires_at(asio::steady_timer::time_point::max());
+    asio::error_code ec;
+    co_await closed_wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
 }
+
+namespace {
+
+// What clients are told to connect to: the advertised listener of the same name, else the
+// bound address (a wildcard host is replaced by this machine's name, as Kafka does).
+AdvertisedEndpoint advertised_for(const ServerConfig& config, const Listener& l,
+                                  const asio::ip::tcp::endpoint& bound) {
+  for (const Listener& a : config.advertised_listeners) {
+    if (a.name == l.name) return {l.name, a.host, a.port == 0 ? bound.port() : a.port};
+  }
+  std::string host = l.host;
+  if (host.empty() || host == "0.0.0.0" || host == "::") host = asio::ip::host_name();
+  return {l.name, host, bound.port()};
+}
+
+}  // namespace
 
 Status Server::start() {
   for (const Listener& l : config_.listeners) {
@@ -40,6 +62,7 @@ Status Server::start() {
                     fmt::format("cannot listen on {}: {}", l.to_string(), ec.message()));
     }
     bound_.push_back(acceptor->local_endpoint());
+    broker_.endpoints.push_back(advertised_for(config_, l, bound_.back()));
     MIRRA_LOG_INFO("listening on {}://{}", l.name, endpoint_string(bound_.back()));
     asio::co_spawn(io_, accept_loop(*acceptor, l.name), asio::detached);
     acceptors_.push_back(std::move(acceptor));
@@ -87,7 +110,10 @@ void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener)
 
 void Server::on_closed(uint64_t id) {
   connections_.erase(id);
-  if (stopping_ && connections_.empty()) stop_timer_.cancel();
+  if (stopping_ && connections_.empty()) {
+    stop_timer_.cancel();
+    closed_wake_.cancel();
+  }
 }
 
 void Server::stop(std::chrono::milliseconds grace) {
@@ -103,7 +129,10 @@ void Server::stop(std::chrono::milliseconds grace) {
   std::vector<std::shared_ptr<Connection>> open;
   for (auto& [id, c] : connections_) open.push_back(c);
   for (auto& c : open) c->stop_reading();
-  if (connections_.empty()) return;
+  if (connections_.empty()) {
+    closed_wake_.cancel();
+    return;
+  }
   stop_timer_.expires_after(grace);
   stop_timer_.async_wait([this](asio::error_code ec) {
     if (ec) return;  // everything closed in time

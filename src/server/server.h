@@ -2,10 +2,10 @@
 //
 // Threading model: one "core" thread runs the io_context that owns all broker state
 // (BrokerState), every listener and every connection; handlers run there too, so broker state
-// needs no locks. Blocking disk work (fsync, segment roll, compaction) will be posted to a
-// worker pool and its result posted back to the core thread. Sharding connections and
-// partitions across several cores is a non-goal for now; num.network.threads and
-// num.io.threads are accepted for compatibility and not used.
+// needs no locks. Blocking disk work (appends, fsync, reads, segment roll, compaction) runs on
+// the shard threads (cluster/shard_pool.h, num.io.threads of them), which own the partition
+// logs; handlers post to them and resume on the core thread. Sharding connections across
+// several cores is a non-goal for now; num.network.threads is accepted and not used.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,8 @@ namespace mirra::server {
 
 class Server {
  public:
-  Server(asio::io_context& io, const ServerConfig& config);
+  // `broker` must outlive the server; start() fills in its endpoints.
+  Server(asio::io_context& io, const ServerConfig& config, BrokerState& broker);
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -33,6 +34,8 @@ class Server {
   // connections still open after `grace` are closed. io_context::run() returns once all is
   // closed.
   void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
+  // Completes once stop() was called and every connection is closed.
+  asio::awaitable<void> wait_closed();
 
   // Bound endpoints, in listener order (for tests and the start-up log).
   const std::vector<asio::ip::tcp::endpoint>& bound() const { return bound_; }
@@ -47,13 +50,14 @@ class Server {
 
   asio::io_context& io_;
   const ServerConfig& config_;
-  BrokerState broker_;
+  BrokerState& broker_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::vector<asio::ip::tcp::endpoint> bound_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
   uint64_t next_id_ = 1;
   bool stopping_ = false;
   asio::steady_timer stop_timer_;
+  asio::steady_timer closed_wake_;
 };
 
 }  // namespace mirra::server

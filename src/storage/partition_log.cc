@@ -180,6 +180,21 @@ int64_t ReadResult::total_bytes() const {
   return n;
 }
 
+Status ReadResult::copy_to(std::vector<uint8_t>& out) const {
+  const size_t start = out.size();
+  out.resize(start + static_cast<size_t>(total_bytes()));
+  size_t at = start;
+  for (const FileSlice& slice : slices) {
+    std::span<uint8_t> dest(out.data() + at, static_cast<size_t>(slice.size));
+    if (Status s = slice.file->read_at(slice.position, dest); !s.ok()) {
+      out.resize(start);
+      return s;
+    }
+    at += static_cast<size_t>(slice.size);
+  }
+  return Status::OK();
+}
+
 const LogConfig& PartitionLog::config() const { return impl_->config; }
 
 void PartitionLog::update_config(const LogConfig& config) {

@@ -65,6 +65,8 @@ struct ReadResult {
   int64_t log_start_offset = -1;
   int64_t log_end_offset = -1;
   int64_t total_bytes() const;
+  // Appends the slices' bytes to `out` (pread; blocks on disk, so not on a network thread).
+  Status copy_to(std::vector<uint8_t>& out) const;
 };
 
 class PartitionLog {

@@ -11,8 +11,8 @@ namespace {
 
 using protocol::Bytes;
 
-HandlerResult run(const Bytes& frame_with_prefix) {
-  std::span<const uint8_t> frame(frame_with_prefix);
+HandlerResult run(Bytes frame_with_prefix) {
+  std::span<uint8_t> frame(frame_with_prefix);
   frame = frame.subspan(protocol::kFrameSizeBytes);
   ServerConfig config;
   BrokerState broker{&config};

@@ -3,6 +3,7 @@
 // librdkafka enables compression only when Produce v0 is in range (docs/protocol.md).
 #include "protocol/messages/api_versions.h"
 
+#include "server/dispatch.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -10,7 +11,10 @@ namespace {
 
 protocol::ApiVersionsResponse full_list() {
   protocol::ApiVersionsResponse resp;
+  // Only APIs with a handler are advertised: clients pick features by what is listed
+  // (librdkafka enables consumer groups only when FindCoordinator and JoinGroup are).
   for (const protocol::ApiInfo& api : protocol::all_apis()) {
+    if (find_handler(api.key) == nullptr) continue;
     resp.api_keys.push_back({api.key, api.min_version, api.max_version, {}});
   }
   // v3+: no supported or finalized features (no KRaft feature levels yet); epoch stays -1

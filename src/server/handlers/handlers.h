@@ -6,6 +6,12 @@
 namespace mirra::server {
 
 asio::awaitable<HandlerResult> handle_api_versions(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx);
 
 // The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with
 // UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.

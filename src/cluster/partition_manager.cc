@@ -1,0 +1,314 @@
+#include "cluster/partition_manager.h"
+
+#include <fmt/format.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "storage/checkpoint.h"
+
+namespace mirra::cluster {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "log-manager";
+namespace fs = std::filesystem;
+
+// Renames a partition directory out of the way: "<dir>.<id>-<suffix>", as Kafka names
+// directories being deleted ("-delete") or not belonging to any topic ("-stray").
+Result<fs::path> rename_aside(const fs::path& dir, const Uuid& id, std::string_view suffix) {
+  fs::path target = dir;
+  target += fmt::format(".{}-{}", id.to_string(), suffix);
+  std::error_code ec;
+  fs::rename(dir, target, ec);
+  if (ec) {
+    return Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                  fmt::format("cannot rename {}: {}", dir.string(), ec.message()));
+  }
+  return target;
+}
+
+void remove_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) MIRRA_LOG_WARN("cannot delete {}: {}", dir.string(), ec.message());
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+PartitionOffsets offsets_of(const storage::PartitionLog& log) {
+  return PartitionOffsets{log.log_start_offset(), log.high_watermark(), log.last_stable_offset(),
+                          log.log_end_offset()};
+}
+
+void Partition::wake_waiters() {
+  for (auto& w : waiters_) {
+    if (auto t = w.lock()) t->cancel();
+  }
+  waiters_.clear();
+}
+
+PartitionManager::PartitionManager(asio::any_io_executor core, ShardPool& shards,
+                                   PartitionManagerOptions options)
+    : core_(core),
+      shards_(shards),
+      options_(std::move(options)),
+      housekeeping_timer_(core),
+      checkpoint_timer_(core) {}
+
+fs::path PartitionManager::dir_of(const Partition& p) const {
+  return options_.log_dir / storage::partition_dir_name({p.topic, p.index});
+}
+
+Result<storage::LogConfig> PartitionManager::log_config_for(const metadata::TopicInfo& topic) const {
+  return build_log_config(topic.configs, options_.broker);
+}
+
+std::shared_ptr<Partition> PartitionManager::find(std::string_view topic, int32_t index) const {
+  auto it = topics_.find(topic);
+  if (it == topics_.end() || index < 0 || static_cast<size_t>(index) >= it->second.size()) {
+    return nullptr;
+  }
+  return it->second[static_cast<size_t>(index)];
+}
+
+size_t PartitionManager::partition_count() const {
+  size_t n = 0;
+  for (const auto& [name, parts] : topics_) n += parts.size();
+  return n;
+}
+
+// Start-up clean-up, before any log is open: finishes interrupted deletions and moves aside
+// directories that belong to no topic of the image (or to an older topic of the same name).
+void PartitionManager::clean_log_dir(const metadata::MetadataImage& image) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(options_.log_dir, ec)) {
+    if (!entry.is_directory()) continue;
+    const std::string name = entry.path().filename().string();
+    if (ends_with(name, "-delete")) {
+      MIRRA_LOG_INFO("finishing the deletion of {}", name);
+      remove_dir(entry.path());
+      continue;
+    }
+    if (ends_with(name, "-stray")) continue;
+    auto tp = storage::parse_partition_dir_name(name);
+    // Not a partition directory, or the metadata log (metadata/metadata_log.h).
+    if (!tp || tp->topic.rfind("__cluster_metadata", 0) == 0) continue;
+    const metadata::TopicInfo* topic = image.topic(tp->topic);
+    auto id = storage::read_partition_metadata(entry.path());
+    const bool belongs = topic != nullptr && tp->partition >= 0 &&
+                         static_cast<size_t>(tp->partition) < topic->partitions.size() &&
+                         id.ok() && (!id.value() || *id.value() == topic->id);
+    if (belongs) continue;
+    const Uuid stray_id = id.ok() && id.value() ? *id.value() : Uuid::random();
+    auto moved = rename_aside(entry.path(), stray_id, "stray");
+    if (moved.ok()) {
+      MIRRA_LOG_WARN("{} belongs to no current topic: moved to {}", name,
+                     moved.value().filename().string());
+    } else {
+      MIRRA_LOG_WARN("{}", moved.status().message());
+    }
+  }
+}
+
+asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& image) {
+  clean_log_dir(image);
+  auto recovery = storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
+  auto starts = storage::read_offset_checkpoint(options_.log_dir / storage::kLogStartCheckpoint);
+  if (!recovery.ok()) MIRRA_LOG_WARN("{}; recovering every partition", recovery.status().message());
+  if (!starts.ok()) MIRRA_LOG_WARN("{}", starts.status().message());
+  for (const auto& [name, topic] : image.topics()) {
+    auto config = log_config_for(topic);
+    for (const metadata::PartitionInfo& pi : topic.partitions) {
+      auto p = std::make_shared<Partition>(name, topic.id, pi.partition,
+                                           shards_.shard_for(topic.id, pi.partition));
+      p->leader_epoch = pi.leader_epoch;
+      topics_[name].push_back(p);
+      if (!config.ok()) {
+        p->offline_reason = config.status().message();
+        continue;
+      }
+      storage::LogOpenOptions opts;
+      const storage::TopicPartition tp{name, pi.partition};
+      if (recovery.ok()) {
+        if (auto it = recovery->find(tp); it != recovery->end()) opts.recovery_point = it->second;
+      }
+      if (starts.ok()) {
+        if (auto it = starts->find(tp); it != starts->end()) opts.log_start_offset = it->second;
+      }
+      co_await open_partition(p, config.value(), opts);
+    }
+  }
+  MIRRA_LOG_INFO("opened {} partition(s) of {} topic(s) in {}", partition_count(), topics_.size(),
+                 options_.log_dir.string());
+}
+
+asio::awaitable<void> PartitionManager::open_partition(std::shared_ptr<Partition> p,
+                                                       storage::LogConfig config,
+                                                       storage::LogOpenOptions options) {
+  const fs::path dir = dir_of(*p);
+  struct Opened {
+    Status status;
+    PartitionOffsets offsets;
+  };
+  Opened opened = co_await run_on(shards_.executor(p->shard), [&]() -> Opened {
+    auto log = storage::PartitionLog::open(dir, config, options);
+    if (!log.ok()) return {log.status(), {}};
+    if (Status s = storage::write_partition_metadata(dir, p->topic_id); !s.ok()) return {s, {}};
+    p->log = std::move(log.value());
+    return {Status::OK(), offsets_of(*p->log)};
+  });
+  if (!opened.status.ok()) {
+    p->offline_reason = opened.status.message();
+    MIRRA_LOG_ERROR("partition {}-{} is offline: {}", p->topic, p->index, p->offline_reason);
+    co_return;
+  }
+  p->offsets = opened.offsets;
+}
+
+asio::awaitable<void> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
+  auto config = log_config_for(topic);
+  auto& parts = topics_[topic.name];
+  for (size_t i = parts.size(); i < topic.partitions.size(); ++i) {
+    const int32_t index = static_cast<int32_t>(i);
+    auto p = std::make_shared<Partition>(topic.name, topic.id, index,
+                                         shards_.shard_for(topic.id, index));
+    p->leader_epoch = topic.partitions[i].leader_epoch;
+    parts.push_back(p);
+    if (!config.ok()) {
+      p->offline_reason = config.status().message();
+      continue;
+    }
+    co_await open_partition(p, config.value(), {});
+  }
+}
+
+asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& topic) {
+  auto config = log_config_for(topic);
+  if (!config.ok()) {
+    MIRRA_LOG_ERROR("topic {}: new config not applied: {}", topic.name, config.status().message());
+    co_return;
+  }
+  auto it = topics_.find(topic.name);
+  if (it == topics_.end()) co_return;
+  for (auto& p : it->second) {
+    co_await run(p, [&](storage::PartitionLog& log) -> Status {
+      log.update_config(config.value());
+      return Status::OK();
+    });
+  }
+}
+
+asio::awaitable<void> PartitionManager::remove_topic(const std::string& topic) {
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) co_return;
+  std::vector<std::shared_ptr<Partition>> parts = std::move(it->second);
+  topics_.erase(it);
+  for (auto& p : parts) {
+    p->removed = true;
+    p->wake_waiters();
+    const fs::path dir = dir_of(*p);
+    // Queued behind every job already posted for the partition, so none of them loses its log.
+    co_await run_on(shards_.executor(p->shard), [&]() {
+      if (p->log) {
+        if (Status s = p->log->close(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
+        p->log.reset();
+      }
+      auto moved = rename_aside(dir, p->topic_id, "delete");
+      if (moved.ok()) remove_dir(moved.value());
+    });
+  }
+}
+
+void PartitionManager::start_housekeeping() {
+  asio::co_spawn(core_, housekeeping_loop(), asio::detached);
+  asio::co_spawn(core_, checkpoint_loop(), asio::detached);
+}
+
+asio::awaitable<void> PartitionManager::housekeeping_loop() {
+  while (!stopping_) {
+    housekeeping_timer_.expires_after(options_.retention_check_interval);
+    asio::error_code ec;
+    co_await housekeeping_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    co_await apply_retention_all();
+  }
+}
+
+asio::awaitable<void> PartitionManager::apply_retention_all() {
+  std::vector<std::shared_ptr<Partition>> all;
+  for (const auto& [name, parts] : topics_) all.insert(all.end(), parts.begin(), parts.end());
+  for (auto& p : all) {
+    if (stopping_) break;
+    Status s = co_await run(p, [](storage::PartitionLog& log) -> Status {
+      const int64_t now = now_ms();
+      // Compaction runs on the shard for now: it blocks this shard's other partitions while
+      // it works (compaction.h offers a three-step API for a separate cleaner thread).
+      if (log.config().cleanup_compact) return log.compact(now);
+      return log.apply_retention(now);
+    });
+    if (!s.ok() && s.code() != ErrorCode::UNKNOWN_TOPIC_OR_PARTITION &&
+        s.code() != ErrorCode::KAFKA_STORAGE_ERROR) {
+      MIRRA_LOG_WARN("housekeeping of {}-{}: {}", p->topic, p->index, s.message());
+    }
+  }
+}
+
+asio::awaitable<void> PartitionManager::checkpoint_loop() {
+  while (!stopping_) {
+    checkpoint_timer_.expires_after(options_.checkpoint_interval);
+    asio::error_code ec;
+    co_await checkpoint_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_) break;
+    if (Status s = co_await write_checkpoints(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
+  }
+}
+
+asio::awaitable<Status> PartitionManager::write_checkpoints() {
+  struct Points {
+    int64_t recovery_point;
+    int64_t log_start;
+  };
+  storage::OffsetCheckpoint recovery;
+  storage::OffsetCheckpoint starts;
+  for (const auto& [name, parts] : topics_) {
+    for (const auto& p : parts) {
+      auto points = co_await run(p, [](storage::PartitionLog& log) -> Result<Points> {
+        return Points{log.recovery_point(), log.log_start_offset()};
+      });
+      if (!points.ok()) continue;
+      recovery[{p->topic, p->index}] = points->recovery_point;
+      starts[{p->topic, p->index}] = points->log_start;
+    }
+  }
+  const fs::path dir = options_.log_dir;
+  co_return co_await run_on(shards_.executor(0), [&]() -> Status {
+    if (Status s = storage::write_offset_checkpoint(dir / storage::kRecoveryPointCheckpoint, recovery);
+        !s.ok()) {
+      return s;
+    }
+    return storage::write_offset_checkpoint(dir / storage::kLogStartCheckpoint, starts);
+  });
+}
+
+asio::awaitable<void> PartitionManager::shutdown() {
+  stopping_ = true;
+  housekeeping_timer_.cancel();
+  checkpoint_timer_.cancel();
+  for (auto& [name, parts] : topics_) {
+    for (auto& p : parts) {
+      Status s = co_await run(p, [](storage::PartitionLog& log) { return log.close(); });
+      if (!s.ok() && s.code() != ErrorCode::KAFKA_STORAGE_ERROR) {
+        MIRRA_LOG_WARN("closing {}-{}: {}", p->topic, p->index, s.message());
+      }
+    }
+  }
+  if (Status s = co_await write_checkpoints(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
+  for (auto& [name, parts] : topics_) {
+    for (auto& p : parts) p->removed = true;
+  }
+}
+
+}  // namespace mirra::cluster

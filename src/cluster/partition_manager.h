@@ -1,0 +1,161 @@
+// PartitionManager: the broker's log manager. It opens, creates, reconfigures and removes the
+// partition logs of one log directory, hands each to its shard, and keeps the directory's
+// checkpoint files (storage/checkpoint.h) and housekeeping (retention, compaction, flush.ms)
+// going.
+//
+// Threading: the manager itself lives on the core thread; every storage call goes to the
+// partition's shard through run(), which also refreshes the partition's core-thread offsets
+// and wakes long-polling fetches when they moved. Handlers use it; they never see segment
+// files.
+//
+// The metadata image is the truth about which partitions exist: start-up opens (and creates)
+// exactly those, renames any other partition directory to "<dir>.<id>-stray" with a warning,
+// and finishes deletions that a crash interrupted ("<dir>.<id>-delete").
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/asio.h"
+#include "base/status.h"
+#include "cluster/partition.h"
+#include "cluster/shard_pool.h"
+#include "cluster/topic_config.h"
+#include "metadata/image.h"
+
+namespace mirra::cluster {
+
+struct PartitionManagerOptions {
+  std::filesystem::path log_dir;
+  BrokerConfigSources broker;  // for topic config defaults; the maps must outlive the manager
+  std::chrono::milliseconds retention_check_interval{300000};  // log.retention.check.interval.ms
+  std::chrono::milliseconds checkpoint_interval{60000};  // log.flush.offset.checkpoint.interval.ms
+};
+
+// The result of a job posted to a shard, awaited on the core thread.
+template <typename R>
+class Pending {
+ public:
+  explicit Pending(asio::any_io_executor core)
+      : wake_(core, asio::steady_timer::time_point::max()) {}
+  asio::awaitable<R> wait() {
+    while (!result_) {
+      asio::error_code ec;
+      co_await wake_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    co_return std::move(*result_);
+  }
+  void set(R r) {
+    result_.emplace(std::move(r));
+    wake_.cancel();
+  }
+
+ private:
+  std::optional<R> result_;
+  asio::steady_timer wake_;
+};
+
+class PartitionManager {
+ public:
+  PartitionManager(asio::any_io_executor core, ShardPool& shards, PartitionManagerOptions options);
+  PartitionManager(const PartitionManager&) = delete;
+  PartitionManager& operator=(const PartitionManager&) = delete;
+
+  // Start-up: opens every partition of the image (recovering them after a crash), cleans up
+  // interrupted deletions and stray directories. A partition that cannot be opened stays
+  // offline (its handlers answer KAFKA_STORAGE_ERROR) and is logged; the broker still starts.
+  asio::awaitable<void> open_all(const metadata::MetadataImage& image);
+
+  std::shared_ptr<Partition> find(std::string_view topic, int32_t index) const;
+  size_t partition_count() const;
+
+  // After a metadata change is committed: creates/opens the topic's new partitions, applies a
+  // new config, or closes and deletes the topic's logs.
+  asio::awaitable<void> add_partitions(const metadata::TopicInfo& topic);
+  asio::awaitable<void> reconfigure(const metadata::TopicInfo& topic);
+  asio::awaitable<void> remove_topic(const std::string& topic);
+
+  // Posts f(storage::PartitionLog&) to the partition's shard at once and returns a handle to
+  // await its result. f returns a Status or a Result; a partition that is offline or removed
+  // gives KAFKA_STORAGE_ERROR or UNKNOWN_TOPIC_OR_PARTITION without calling f. Posting before
+  // awaiting matters: a request's jobs are queued in request order even when the handler
+  // awaits them one by one, so pipelined produce requests stay in order per partition.
+  template <typename F>
+  auto start(std::shared_ptr<Partition> p, F f)
+      -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>>;
+  // start() and wait.
+  template <typename F>
+  auto run(std::shared_ptr<Partition> p, F f)
+      -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>>;
+
+  // Periodic retention/compaction and checkpoints, until shutdown().
+  void start_housekeeping();
+  // Stops housekeeping, closes every log (flush, producer snapshots) and writes the checkpoint
+  // files; after this no partition is usable.
+  asio::awaitable<void> shutdown();
+
+  // The storage config a topic's logs get (broker defaults + the topic's overrides).
+  Result<storage::LogConfig> log_config_for(const metadata::TopicInfo& topic) const;
+
+ private:
+  std::filesystem::path dir_of(const Partition& p) const;
+  asio::awaitable<void> open_partition(std::shared_ptr<Partition> p, storage::LogConfig config,
+                                       storage::LogOpenOptions options);
+  asio::awaitable<void> housekeeping_loop();
+  asio::awaitable<void> checkpoint_loop();
+  asio::awaitable<void> apply_retention_all();
+  asio::awaitable<Status> write_checkpoints();
+  void clean_log_dir(const metadata::MetadataImage& image);
+
+  asio::any_io_executor core_;
+  ShardPool& shards_;
+  PartitionManagerOptions options_;
+  std::map<std::string, std::vector<std::shared_ptr<Partition>>, std::less<>> topics_;
+  asio::steady_timer housekeeping_timer_;
+  asio::steady_timer checkpoint_timer_;
+  bool stopping_ = false;
+};
+
+template <typename F>
+auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
+    -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>> {
+  using R = std::invoke_result_t<F&, storage::PartitionLog&>;
+  auto pending = std::make_shared<Pending<R>>(core_);
+  if (p->removed) {
+    pending->set(R(Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                          fmt::format("{}-{} was deleted", p->topic, p->index))));
+    return pending;
+  }
+  if (!p->online()) {
+    pending->set(R(Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                          fmt::format("{}-{} is offline: {}", p->topic, p->index, p->offline_reason))));
+    return pending;
+  }
+  asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_]() mutable {
+    R result = f(*p->log);
+    const PartitionOffsets offsets = offsets_of(*p->log);
+    asio::post(core, [p, pending, offsets, result = std::move(result)]() mutable {
+      if (!(offsets == p->offsets)) {
+        p->offsets = offsets;
+        p->wake_waiters();
+      }
+      pending->set(std::move(result));
+    });
+  });
+  return pending;
+}
+
+template <typename F>
+auto PartitionManager::run(std::shared_ptr<Partition> p, F f)
+    -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>> {
+  co_return co_await start(std::move(p), std::move(f))->wait();
+}
+
+}  // namespace mirra::cluster

@@ -1,0 +1,71 @@
+// Topic administration shared by CreateTopics, Metadata's auto-creation, DeleteTopics and
+// CreatePartitions: validation with Kafka's rules and errors, the metadata records of each
+// change, and the partition-log work that follows a committed change.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/asio.h"
+#include "base/status.h"
+#include "cluster/metadata_store.h"
+#include "cluster/partition_manager.h"
+
+namespace mirra::cluster {
+
+struct NewTopic {
+  std::string name;
+  int32_t partitions = -1;          // -1: num.partitions
+  int16_t replication_factor = -1;  // -1: default.replication.factor
+  // Explicit assignments (partition -> broker ids); when given, partitions and replication
+  // factor must be -1, as in Kafka.
+  std::vector<std::vector<int32_t>> assignments;
+  std::map<std::string, std::string> configs;
+  std::optional<Uuid> id;  // a given id (mirroring); default: a fresh random one
+};
+
+struct TopicDefaults {
+  int32_t node_id = 1;
+  int32_t num_partitions = 1;
+  int16_t default_replication_factor = 1;
+};
+
+// Kafka's topic name rules: 1-249 characters of [a-zA-Z0-9._-], not "." or "..".
+// INVALID_TOPIC_EXCEPTION with the reason.
+Status validate_topic_name(std::string_view name);
+
+// Everything CreateTopics checks before writing: name, counts, assignments, configs.
+// Fills in the defaults. Errors carry Kafka's codes (INVALID_PARTITIONS,
+// INVALID_REPLICATION_FACTOR, INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG, ...).
+Status validate_new_topic(NewTopic& topic, const TopicDefaults& defaults);
+
+class TopicAdmin {
+ public:
+  TopicAdmin(MetadataStore& store, PartitionManager& partitions, TopicDefaults defaults)
+      : store_(store), partitions_(partitions), defaults_(defaults) {}
+
+  const TopicDefaults& defaults() const { return defaults_; }
+
+  // Validates, then (unless validate_only) records the topic and opens its partition logs.
+  // TOPIC_ALREADY_EXISTS when the name is taken. Returns the topic's id.
+  asio::awaitable<Result<Uuid>> create_topic(NewTopic topic, bool validate_only);
+  // UNKNOWN_TOPIC_OR_PARTITION when there is no such topic.
+  asio::awaitable<Status> delete_topic(const std::string& name);
+  // Grows a topic to `count` partitions (INVALID_PARTITIONS if not more than now).
+  asio::awaitable<Status> create_partitions(const std::string& name, int32_t count,
+                                            bool validate_only);
+  // Sets (value) or removes (nullopt) topic config overrides.
+  asio::awaitable<Status> alter_topic_configs(
+      const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
+      bool validate_only);
+
+ private:
+  MetadataStore& store_;
+  PartitionManager& partitions_;
+  TopicDefaults defaults_;
+};
+
+}  // namespace mirra::cluster

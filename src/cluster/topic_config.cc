@@ -1,0 +1,226 @@
+#include "cluster/topic_config.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <set>
+
+namespace mirra::cluster {
+namespace {
+
+constexpr std::string_view kLongMax = "9223372036854775807";
+using T = ConfigType;
+
+// Keys the storage LogConfig acts on; the others are accepted and described only.
+const std::set<std::string_view, std::less<>>& storage_keys() {
+  static const std::set<std::string_view, std::less<>> keys = {
+      "segment.bytes", "segment.ms", "segment.index.bytes", "index.interval.bytes",
+      "retention.ms", "retention.bytes", "file.delete.delay.ms", "max.message.bytes",
+      "flush.messages", "flush.ms", "delete.retention.ms", "min.compaction.lag.ms",
+      "cleanup.policy", "message.timestamp.type"};
+  return keys;
+}
+
+}  // namespace
+
+const std::vector<TopicConfigDef>& topic_config_defs() {
+  // Sorted by name, as DescribeConfigs lists them. Docs are Mirra's own words.
+  static const std::vector<TopicConfigDef> defs = {
+      {"cleanup.policy", T::kList, "delete", {{"log.cleanup.policy"}},
+       "What happens to old segments: \"delete\" (retention), \"compact\" (keep the latest record per key) or both."},
+      {"compression.type", T::kString, "producer", {{"compression.type"}},
+       "Accepted for compatibility; Mirra stores batches as the producer compressed them."},
+      {"delete.retention.ms", T::kLong, "86400000", {{"log.cleaner.delete.retention.ms"}},
+       "How long tombstones stay readable after compaction."},
+      {"file.delete.delay.ms", T::kLong, "60000", {{"log.segment.delete.delay.ms"}},
+       "How long a deleted segment's files are kept before removal."},
+      {"flush.messages", T::kLong, kLongMax, {{"log.flush.interval.messages"}},
+       "fsync after this many messages; 1 = fsync every append."},
+      {"flush.ms", T::kLong, kLongMax, {{"log.flush.interval.ms"}},
+       "fsync when the oldest unflushed data is this old."},
+      {"follower.replication.throttled.replicas", T::kList, "", {{"follower.replication.throttled.replicas"}},
+       "Accepted for compatibility; a single node has no followers."},
+      {"index.interval.bytes", T::kInt, "4096", {{"log.index.interval.bytes"}},
+       "Bytes of log between two offset index entries."},
+      {"leader.replication.throttled.replicas", T::kList, "", {{"leader.replication.throttled.replicas"}},
+       "Accepted for compatibility; a single node has no followers."},
+      {"local.retention.bytes", T::kLong, "-2", {{"log.local.retention.bytes"}},
+       "Accepted for compatibility; Mirra has no tiered storage."},
+      {"local.retention.ms", T::kLong, "-2", {{"log.local.retention.ms"}},
+       "Accepted for compatibility; Mirra has no tiered storage."},
+      {"max.compaction.lag.ms", T::kLong, kLongMax, {{"log.cleaner.max.compaction.lag.ms"}},
+       "Longest time a record may stay uncompacted."},
+      {"max.message.bytes", T::kInt, "1048588", {{"message.max.bytes"}},
+       "Largest record batch the topic accepts."},
+      {"message.timestamp.after.max.ms", T::kLong, kLongMax, {{"log.message.timestamp.after.max.ms"}},
+       "How far in the future a CreateTime timestamp may be."},
+      {"message.timestamp.before.max.ms", T::kLong, kLongMax, {{"log.message.timestamp.before.max.ms"}},
+       "How far in the past a CreateTime timestamp may be."},
+      {"message.timestamp.type", T::kString, "CreateTime", {{"log.message.timestamp.type"}},
+       "CreateTime (the producer's timestamp) or LogAppendTime (the broker's clock)."},
+      {"min.cleanable.dirty.ratio", T::kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio"}},
+       "Share of uncompacted log that triggers compaction."},
+      {"min.compaction.lag.ms", T::kLong, "0", {{"log.cleaner.min.compaction.lag.ms"}},
+       "Shortest time a record stays uncompacted."},
+      {"min.insync.replicas", T::kInt, "1", {{"min.insync.replicas"}},
+       "Accepted for compatibility; a single node is its only in-sync replica."},
+      {"preallocate", T::kBoolean, "false", {{"log.preallocate"}},
+       "Accepted for compatibility; segments are not preallocated."},
+      {"remote.storage.enable", T::kBoolean, "false", {},
+       "Accepted for compatibility; Mirra has no tiered storage."},
+      {"retention.bytes", T::kLong, "-1", {{"log.retention.bytes"}},
+       "Delete old segments when the partition is larger than this; -1 = no limit."},
+      {"retention.ms", T::kLong, "604800000",
+       {{"log.retention.ms"}, {"log.retention.minutes", 60000}, {"log.retention.hours", 3600000}},
+       "Delete segments older than this; -1 = keep forever."},
+      {"segment.bytes", T::kInt, "1073741824", {{"log.segment.bytes"}},
+       "Size at which a segment is rolled."},
+      {"segment.index.bytes", T::kInt, "10485760", {{"log.index.size.max.bytes"}},
+       "Largest size of a segment's offset and time index."},
+      {"segment.jitter.ms", T::kLong, "0", {{"log.roll.jitter.ms"}, {"log.roll.jitter.hours", 3600000}},
+       "Accepted for compatibility; rolls are not jittered."},
+      {"segment.ms", T::kLong, "604800000", {{"log.roll.ms"}, {"log.roll.hours", 3600000}},
+       "Age at which a segment is rolled."},
+      {"unclean.leader.election.enable", T::kBoolean, "false", {{"unclean.leader.election.enable"}},
+       "Accepted for compatibility; a single node has no elections."},
+  };
+  return defs;
+}
+
+const TopicConfigDef* find_topic_config(std::string_view name) {
+  for (const TopicConfigDef& d : topic_config_defs()) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+namespace {
+
+Status invalid(const std::string& key, const std::string& value, std::string_view why) {
+  return Status(ErrorCode::INVALID_CONFIG,
+                fmt::format("invalid value \"{}\" for configuration {}: {}", value, key, why));
+}
+
+bool parse_integer(const std::string& s, int64_t& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end != s.c_str() + s.size()) return false;
+  out = v;
+  return true;
+}
+
+Status check_type(const TopicConfigDef& def, const std::string& key, const std::string& value) {
+  int64_t n = 0;
+  switch (def.type) {
+    case T::kInt:
+      if (!parse_integer(value, n) || n < std::numeric_limits<int32_t>::min() ||
+          n > std::numeric_limits<int32_t>::max()) {
+        return invalid(key, value, "expected a 32-bit integer");
+      }
+      break;
+    case T::kLong:
+      if (!parse_integer(value, n)) return invalid(key, value, "expected an integer");
+      break;
+    case T::kDouble: {
+      char* end = nullptr;
+      std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size()) {
+        return invalid(key, value, "expected a number");
+      }
+      break;
+    }
+    case T::kBoolean:
+      if (value != "true" && value != "false") return invalid(key, value, "expected true or false");
+      break;
+    default:
+      break;
+  }
+  if (key == "compression.type" && value != "producer" && value != "uncompressed" &&
+      value != "gzip" && value != "snappy" && value != "lz4" && value != "zstd") {
+    return invalid(key, value, "expected producer, uncompressed, gzip, snappy, lz4 or zstd");
+  }
+  return Status::OK();
+}
+
+// The value a broker synonym gives, converted to the topic key's unit.
+std::optional<std::string> synonym_value(const BrokerSynonym& syn, const std::string& raw) {
+  if (syn.multiplier == 1) return raw;
+  int64_t n = 0;
+  if (!parse_integer(raw, n)) return std::nullopt;
+  return std::to_string(n < 0 ? n : n * syn.multiplier);
+}
+
+void add_broker_synonyms(const TopicConfigDef& def, const BrokerConfigSources& broker,
+                         std::vector<ConfigSynonymValue>& out) {
+  struct Level {
+    const std::map<std::string, std::string>* values;
+    ConfigSource source;
+  };
+  for (Level level : {Level{broker.dynamic, ConfigSource::kDynamicDefaultBroker},
+                      Level{broker.static_settings, ConfigSource::kStaticBroker}}) {
+    if (level.values == nullptr) continue;
+    for (const BrokerSynonym& syn : def.synonyms) {
+      auto it = level.values->find(std::string(syn.key));
+      if (it == level.values->end()) continue;
+      if (auto v = synonym_value(syn, it->second)) {
+        out.push_back({std::string(syn.key), *v, level.source});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, std::string>& overrides,
+                                                  const BrokerConfigSources& broker) {
+  std::vector<ResolvedConfig> out;
+  for (const TopicConfigDef& def : topic_config_defs()) {
+    ResolvedConfig rc;
+    rc.name = std::string(def.name);
+    if (auto it = overrides.find(rc.name); it != overrides.end()) {
+      rc.synonyms.push_back({rc.name, it->second, ConfigSource::kDynamicTopic});
+    }
+    add_broker_synonyms(def, broker, rc.synonyms);
+    const std::string default_key =
+        def.synonyms.empty() ? rc.name : std::string(def.synonyms.front().key);
+    rc.synonyms.push_back({default_key, std::string(def.default_value), ConfigSource::kDefault});
+    rc.value = rc.synonyms.front().value;
+    rc.source = rc.synonyms.front().source;
+    out.push_back(std::move(rc));
+  }
+  return out;
+}
+
+Status validate_topic_config(const std::string& key, const std::string& value) {
+  const TopicConfigDef* def = find_topic_config(key);
+  if (def == nullptr) {
+    return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown topic config {}", key));
+  }
+  if (Status s = check_type(*def, key, value); !s.ok()) return s;
+  if (storage_keys().count(key) != 0) {
+    auto lc = storage::LogConfig::parse({{key, value}});
+    if (!lc.ok()) return lc.status();
+  }
+  return Status::OK();
+}
+
+Result<storage::LogConfig> build_log_config(const std::map<std::string, std::string>& overrides,
+                                            const BrokerConfigSources& broker) {
+  std::map<std::string, std::string> props;
+  for (const ResolvedConfig& rc : resolve_topic_configs(overrides, broker)) {
+    if (storage_keys().count(rc.name) != 0) props[rc.name] = rc.value;
+  }
+  if (broker.static_settings != nullptr) {
+    if (auto it = broker.static_settings->find("producer.id.expiration.ms");
+        it != broker.static_settings->end()) {
+      props["producer.id.expiration.ms"] = it->second;
+    }
+  }
+  return storage::LogConfig::parse(props);
+}
+
+}  // namespace mirra::cluster

@@ -1,0 +1,87 @@
+// The catalogue of topic-level configs: every key Kafka defines for a topic, its type, its
+// default, and the broker settings that supply the default (Kafka calls them synonyms:
+// retention.ms <- log.retention.ms, log.retention.minutes, log.retention.hours).
+//
+// Used by CreateTopics/AlterConfigs (validation), DescribeConfigs (values, sources, synonyms,
+// documentation) and the partition manager (the storage LogConfig of a topic). Keys storage
+// does not act on (min.insync.replicas on a single node, preallocate, ...) are still accepted,
+// type-checked and described, so that tools written for Kafka keep working.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/log_config.h"
+
+namespace mirra::cluster {
+
+// DescribeConfigs' ConfigSource values.
+enum class ConfigSource : int8_t {
+  kUnknown = 0,
+  kDynamicTopic = 1,
+  kDynamicBroker = 2,
+  kDynamicDefaultBroker = 3,
+  kStaticBroker = 4,
+  kDefault = 5,
+};
+
+// DescribeConfigs' ConfigType values (v3+).
+enum class ConfigType : int8_t {
+  kUnknown = 0, kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6,
+  kList = 7, kClass = 8, kPassword = 9,
+};
+
+struct BrokerSynonym {
+  std::string_view key;    // e.g. "log.retention.hours"
+  int64_t multiplier = 1;  // to the topic key's unit (hours -> ms: 3600000)
+};
+
+struct TopicConfigDef {
+  std::string_view name;
+  ConfigType type;
+  std::string_view default_value;          // Kafka's default, as text
+  std::vector<BrokerSynonym> synonyms;     // most specific first
+  std::string_view doc;
+};
+
+const std::vector<TopicConfigDef>& topic_config_defs();
+const TopicConfigDef* find_topic_config(std::string_view name);
+
+// Where broker-level values come from: dynamic defaults (metadata image, AlterConfigs on the
+// broker resource) win over server.properties, which wins over Kafka's defaults.
+struct BrokerConfigSources {
+  const std::map<std::string, std::string>* dynamic = nullptr;  // may be null
+  const std::map<std::string, std::string>* static_settings = nullptr;  // server.properties + overrides
+};
+
+struct ConfigSynonymValue {
+  std::string name;
+  std::string value;
+  ConfigSource source;
+};
+
+struct ResolvedConfig {
+  std::string name;
+  std::string value;
+  ConfigSource source = ConfigSource::kDefault;
+  std::vector<ConfigSynonymValue> synonyms;  // the winning one first, as Kafka lists them
+};
+
+// Every topic config with its effective value for a topic whose overrides are `overrides`.
+std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, std::string>& overrides,
+                                                  const BrokerConfigSources& broker);
+
+// Checks one override: known key, value of the right type (and, for keys storage uses, in
+// range). INVALID_CONFIG naming the key otherwise.
+Status validate_topic_config(const std::string& key, const std::string& value);
+
+// The storage config of a topic: the effective values of the keys storage knows.
+Result<storage::LogConfig> build_log_config(const std::map<std::string, std::string>& overrides,
+                                            const BrokerConfigSources& broker);
+
+}  // namespace mirra::cluster

@@ -1,0 +1,91 @@
+#include "server/broker.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "base/log.h"
+#include "metadata/meta_properties.h"
+
+namespace mirra::server {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "broker";
+
+// A numeric setting given only as a string (keys Kafka has that ServerConfig does not model).
+int64_t setting_or(const std::map<std::string, std::string>& settings, const std::string& key,
+                   int64_t fallback) {
+  auto it = settings.find(key);
+  if (it == settings.end()) return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' && !it->second.empty() ? v : fallback;
+}
+
+}  // namespace
+
+Broker::Broker(asio::io_context& io, const LoadedConfig& loaded)
+    : io_(io), config_(loaded.config) {
+  for (const auto& [key, entry] : loaded.set) static_settings_[key] = entry.first;
+  state_.config = &config_;
+  state_.log_dir = config_.log_dir;
+  state_.static_settings = &static_settings_;
+}
+
+Broker::~Broker() = default;
+
+asio::awaitable<Status> Broker::start() {
+  auto meta = metadata::load_or_create_meta_properties(config_.log_dir, config_.node_id);
+  if (!meta.ok()) co_return meta.status();
+  MIRRA_LOG_INFO("cluster id {}, node id {}", meta->cluster_id, meta->node_id);
+
+  const size_t threads = static_cast<size_t>(std::max(1, config_.num_io_threads));
+  shards_ = std::make_unique<cluster::ShardPool>(threads);
+  auto store = cluster::LocalMetadataStore::open(config_.log_dir, meta->cluster_id, *shards_);
+  if (!store.ok()) co_return store.status();
+  metadata_ = std::move(store.value());
+
+  cluster::PartitionManagerOptions pm;
+  pm.log_dir = config_.log_dir;
+  pm.broker.static_settings = &static_settings_;
+  pm.broker.dynamic = &metadata_->image().broker_configs();
+  pm.retention_check_interval = std::chrono::milliseconds(
+      setting_or(static_settings_, "log.retention.check.interval.ms", 300000));
+  pm.checkpoint_interval = std::chrono::milliseconds(
+      setting_or(static_settings_, "log.flush.offset.checkpoint.interval.ms", 60000));
+  partitions_ = std::make_unique<cluster::PartitionManager>(io_.get_executor(), *shards_, pm);
+  // The broker-wide topic defaults must make a valid storage config: a bad one is a bad
+  // server.properties, reported before anything is served.
+  if (auto defaults = partitions_->log_config_for({}); !defaults.ok()) co_return defaults.status();
+  co_await partitions_->open_all(metadata_->image());
+
+  topic_admin_ = std::make_unique<cluster::TopicAdmin>(
+      *metadata_, *partitions_,
+      cluster::TopicDefaults{config_.node_id, config_.num_partitions,
+                             config_.default_replication_factor});
+  fetch_sessions_ = std::make_unique<FetchSessionCache>(static_cast<size_t>(
+      setting_or(static_settings_, "max.incremental.fetch.session.cache.slots", 1000)));
+  state_.metadata = metadata_.get();
+  state_.partitions = partitions_.get();
+  state_.topic_admin = topic_admin_.get();
+  state_.fetch_sessions = fetch_sessions_.get();
+  state_.cluster_id = meta->cluster_id;
+
+  server_ = std::make_unique<Server>(io_, config_, state_);
+  if (Status s = server_->start(); !s.ok()) co_return s;
+  partitions_->start_housekeeping();
+  co_return Status::OK();
+}
+
+asio::awaitable<void> Broker::stop() {
+  if (server_) {
+    server_->stop();
+    co_await server_->wait_closed();
+  }
+  if (partitions_) co_await partitions_->shutdown();
+  if (metadata_) co_await metadata_->close();
+  if (shards_) shards_->stop();
+  MIRRA_LOG_INFO("logs flushed and checkpointed");
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,53 @@
+// Broker: everything one Mirra node runs, wired together in start-up order and torn down in
+// reverse:
+//   meta.properties (cluster id) -> shard threads -> metadata store (replays the metadata log)
+//   -> partition manager (opens and recovers every partition) -> listeners.
+// Shutdown: stop accepting, finish in-flight requests, close the logs (flush, checkpoints),
+// write a metadata snapshot, join the shard threads.
+//
+// Threading: the Broker lives on the core thread (the thread that runs `io`).
+#pragma once
+
+#include <memory>
+
+#include "base/asio.h"
+#include "base/status.h"
+#include "cluster/metadata_store.h"
+#include "cluster/partition_manager.h"
+#include "cluster/shard_pool.h"
+#include "cluster/topic_admin.h"
+#include "server/config.h"
+#include "server/fetch_session.h"
+#include "server/request_context.h"
+#include "server/server.h"
+
+namespace mirra::server {
+
+class Broker {
+ public:
+  Broker(asio::io_context& io, const LoadedConfig& config);
+  ~Broker();
+
+  // Opens storage and metadata, then starts listening. On error the broker is not serving and
+  // the Status names the cause (a bad data dir, a corrupt metadata log, a port in use).
+  asio::awaitable<Status> start();
+  // Graceful stop; completes when everything is flushed and closed.
+  asio::awaitable<void> stop();
+
+  Server& server() { return *server_; }
+  BrokerState& state() { return state_; }
+
+ private:
+  asio::io_context& io_;
+  const ServerConfig& config_;
+  std::map<std::string, std::string> static_settings_;
+  BrokerState state_;
+  std::unique_ptr<cluster::ShardPool> shards_;
+  std::unique_ptr<cluster::LocalMetadataStore> metadata_;
+  std::unique_ptr<cluster::PartitionManager> partitions_;
+  std::unique_ptr<cluster::TopicAdmin> topic_admin_;
+  std::unique_ptr<FetchSessionCache> fetch_sessions_;
+  std::unique_ptr<Server> server_;
+};
+
+}  // namespace mirra::server

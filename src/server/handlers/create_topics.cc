@@ -1,0 +1,80 @@
+// CreateTopics (key 19): validation with Kafka's errors, validate_only, configs, explicit
+// replica assignments; v5+ answers with the partition count, replication factor and every
+// config of the topic (value, source, read-only, sensitive), v7+ with the topic id.
+#include "protocol/messages/create_topics.h"
+
+#include "cluster/metadata_store.h"
+#include "cluster/topic_admin.h"
+#include "cluster/topic_config.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::CreateTopicsRequest;
+using protocol::CreateTopicsResponse;
+
+cluster::NewTopic new_topic(const CreateTopicsRequest::CreatableTopic& t) {
+  cluster::NewTopic nt;
+  nt.name = t.name;
+  nt.partitions = t.num_partitions;
+  nt.replication_factor = t.replication_factor;
+  for (const auto& a : t.assignments) {
+    const size_t index = static_cast<size_t>(std::max(0, a.partition_index));
+    if (nt.assignments.size() <= index) nt.assignments.resize(index + 1);
+    nt.assignments[index] = a.broker_ids;
+  }
+  for (const auto& c : t.configs) {
+    if (c.value) nt.configs[c.name] = *c.value;  // a null value means the default
+  }
+  return nt;
+}
+
+void describe_created(const RequestContext& ctx, const cluster::NewTopic& nt,
+                      CreateTopicsResponse::CreatableTopicResult& out) {
+  int32_t partitions = nt.partitions;
+  int16_t rf = nt.replication_factor;
+  cluster::NewTopic filled = nt;
+  if (cluster::validate_new_topic(filled, ctx.broker->topic_admin->defaults()).ok()) {
+    partitions = filled.partitions;
+    rf = filled.replication_factor;
+  }
+  out.num_partitions = partitions;
+  out.replication_factor = rf;
+  cluster::BrokerConfigSources sources{&ctx.broker->metadata->image().broker_configs(),
+                                       ctx.broker->static_settings};
+  out.configs.emplace();
+  for (const auto& rc : cluster::resolve_topic_configs(nt.configs, sources)) {
+    out.configs->push_back({rc.name, rc.value, false, static_cast<int8_t>(rc.source), false, {}});
+  }
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
+  auto req = decode_body<CreateTopicsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  CreateTopicsResponse resp;
+  std::set<std::string> seen;
+  for (const auto& t : req->topics) {
+    auto& out = resp.topics.emplace_back();
+    out.name = t.name;
+    if (!seen.insert(t.name).second) {
+      out.error_code = error_number(ErrorCode::INVALID_REQUEST);
+      out.error_message = "the topic is listed more than once in the request";
+      continue;
+    }
+    cluster::NewTopic nt = new_topic(t);
+    auto created = co_await ctx.broker->topic_admin->create_topic(nt, req->validate_only);
+    if (!created.ok()) {
+      out.error_code = error_number(created.status().code());
+      out.error_message = created.status().message();
+      continue;
+    }
+    out.topic_id = created.value();
+    if (ctx.api_version >= 5) describe_created(ctx, nt, out);
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,119 @@
+// Metadata (key 3): brokers, cluster id, controller, and the topics asked for (all of them for
+// a null list, or an empty one before v1), by name or by id (v10+). Unknown topics are created
+// when the request allows it (v4+, always before) and auto.create.topics.enable is on.
+#include "protocol/messages/metadata.h"
+
+#include "cluster/metadata_store.h"
+#include "cluster/partition_manager.h"
+#include "cluster/topic_admin.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::MetadataRequest;
+using protocol::MetadataResponse;
+
+// Without ACLs every operation is allowed: READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
+// DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka's AclOperation codes as bit positions).
+constexpr int32_t kAllTopicOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+
+MetadataResponse::MetadataResponseTopic describe_topic(const RequestContext& ctx,
+                                                       const metadata::TopicInfo& topic,
+                                                       bool include_operations) {
+  MetadataResponse::MetadataResponseTopic out;
+  out.name = topic.name;
+  out.topic_id = topic.id;
+  out.is_internal = !topic.name.empty() && topic.name.front() == '_' &&
+                    (topic.name == "__consumer_offsets" || topic.name == "__transaction_state");
+  if (include_operations) out.topic_authorized_operations = kAllTopicOperations;
+  for (const metadata::PartitionInfo& pi : topic.partitions) {
+    MetadataResponse::MetadataResponsePartition p;
+    p.partition_index = pi.partition;
+    p.leader_id = pi.leader;
+    p.leader_epoch = pi.leader_epoch;
+    p.replica_nodes = pi.replicas;
+    p.isr_nodes = pi.replicas;
+    auto part = ctx.broker->partitions->find(topic.name, pi.partition);
+    if (part == nullptr || !part->online()) {
+      // Kafka's answer for a partition whose only replica is offline.
+      p.error_code = error_number(ErrorCode::LEADER_NOT_AVAILABLE);
+      p.leader_id = -1;
+      p.offline_replicas = pi.replicas;
+    }
+    out.partitions.push_back(std::move(p));
+  }
+  return out;
+}
+
+MetadataResponse::MetadataResponseTopic topic_error(std::optional<std::string> name, Uuid id,
+                                                    ErrorCode code) {
+  MetadataResponse::MetadataResponseTopic out;
+  out.name = std::move(name);
+  out.topic_id = id;
+  out.error_code = error_number(code);
+  return out;
+}
+
+// Creates `name` with the broker's defaults (auto.create.topics.enable); the answer is the
+// created topic, or the error that prevented it.
+asio::awaitable<MetadataResponse::MetadataResponseTopic> auto_create(RequestContext& ctx,
+                                                                     const std::string& name,
+                                                                     bool include_operations) {
+  cluster::NewTopic t;
+  t.name = name;
+  auto created = co_await ctx.broker->topic_admin->create_topic(t, false);
+  // A concurrent request may have created it first: answer with what exists.
+  if (const auto* topic = ctx.broker->metadata->image().topic(name)) {
+    co_return describe_topic(ctx, *topic, include_operations);
+  }
+  co_return topic_error(name, Uuid::zero(), created.status().code());
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
+  auto req = decode_body<MetadataRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  const BrokerState& b = *ctx.broker;
+  const bool include_ops = req->include_topic_authorized_operations;
+  const bool all_topics = !req->topics || (ctx.api_version == 0 && req->topics->empty());
+  const bool may_create = b.config->auto_create_topics_enable &&
+                          (ctx.api_version < 4 || req->allow_auto_topic_creation);
+
+  MetadataResponse resp;
+  const AdvertisedEndpoint& ep = ctx.endpoint();
+  resp.brokers.push_back({b.config->node_id, ep.host, ep.port, std::nullopt, {}});
+  resp.cluster_id = b.cluster_id;
+  resp.controller_id = b.config->node_id;
+  if (req->include_cluster_authorized_operations) resp.cluster_authorized_operations = 0;
+
+  if (all_topics) {
+    for (const auto& [name, topic] : b.metadata->image().topics()) {
+      resp.topics.push_back(describe_topic(ctx, topic, include_ops));
+    }
+    co_return respond(ctx, resp);
+  }
+  for (const auto& rt : *req->topics) {
+    const auto& image = b.metadata->image();
+    if (!rt.name) {  // by id (v10+)
+      const metadata::TopicInfo* topic = image.topic(rt.topic_id);
+      resp.topics.push_back(topic ? describe_topic(ctx, *topic, include_ops)
+                                  : topic_error(std::nullopt, rt.topic_id, ErrorCode::UNKNOWN_TOPIC_ID));
+      continue;
+    }
+    if (const metadata::TopicInfo* topic = image.topic(*rt.name)) {
+      resp.topics.push_back(describe_topic(ctx, *topic, include_ops));
+    } else if (Status s = cluster::validate_topic_name(*rt.name); !s.ok()) {
+      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::INVALID_TOPIC_EXCEPTION));
+    } else if (may_create) {
+      resp.topics.push_back(co_await auto_create(ctx, *rt.name, include_ops));
+    } else {
+      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION));
+    }
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,127 @@
+// Produce (key 0): appends each partition's record batches to its log through the partition's
+// shard. Offsets are assigned in the request's own buffer (storage assigns them in place);
+// acks=1 and acks=-1 are the same on a single node (durability follows the topic's flush
+// settings); acks=0 gets no response, and an error closes the connection so the producer
+// notices, as Kafka does.
+#include "protocol/messages/produce.h"
+
+#include <fmt/format.h>
+
+#include "base/clock.h"
+#include "cluster/partition_manager.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::ProduceRequest;
+using protocol::ProduceResponse;
+using PartitionResponse = ProduceResponse::PartitionProduceResponse;
+
+// Produce v0-v2 carry message formats 0/1, which Mirra does not store; they are still
+// advertised because librdkafka enables compression only when Produce v0 is in range.
+constexpr int16_t kMinAcceptedVersion = 3;
+
+PartitionResponse partition_error(int32_t index, const Status& s) {
+  PartitionResponse out;
+  out.index = index;
+  out.error_code = error_number(s.code());
+  out.base_offset = -1;
+  out.error_message = s.message();
+  return out;
+}
+
+using AppendJob = std::shared_ptr<cluster::Pending<Result<storage::AppendResult>>>;
+
+// One partition of the request: either answered at once (an error) or an append in flight.
+struct Slot {
+  PartitionResponse response;
+  AppendJob job;
+};
+
+// Checks the partition and posts its append to the partition's shard; does not wait.
+Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
+                  const ProduceRequest::PartitionProduceData& pd) {
+  Slot slot;
+  if (ctx.api_version < kMinAcceptedVersion) {
+    slot.response = partition_error(pd.index, Status(ErrorCode::UNSUPPORTED_VERSION,
+        "Produce v0-v2 (message formats 0 and 1) are not supported"));
+    return slot;
+  }
+  if (acks != 0 && acks != 1 && acks != -1) {
+    slot.response = partition_error(pd.index, Status(ErrorCode::INVALID_REQUIRED_ACKS,
+        fmt::format("acks={} (expected 0, 1 or -1)", acks)));
+    return slot;
+  }
+  auto part = ctx.broker->partitions->find(topic, pd.index);
+  if (part == nullptr) {
+    slot.response = partition_error(pd.index, Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+        fmt::format("{}-{} does not exist", topic, pd.index)));
+    return slot;
+  }
+  if (!pd.records || pd.records->size == 0) {
+    slot.response = partition_error(pd.index, Status(ErrorCode::INVALID_RECORD, "no record batch"));
+    return slot;
+  }
+  std::span<uint8_t> records = ctx.writable(*pd.records);
+  const int32_t epoch = part->leader_epoch;
+  slot.job = ctx.broker->partitions->start(part, [records, epoch](storage::PartitionLog& log) {
+    return log.append_as_leader(records, epoch, storage::AppendOrigin::client, now_ms());
+  });
+  return slot;
+}
+
+PartitionResponse appended(int32_t index, const Result<storage::AppendResult>& r) {
+  if (!r.ok()) return partition_error(index, r.status());
+  PartitionResponse out;
+  out.index = index;
+  out.base_offset = r->first_offset;
+  out.log_append_time_ms = r->log_append_time;
+  out.log_start_offset = r->log_start_offset;
+  return out;
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
+  auto req = decode_body<ProduceRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  // Every append is posted before the first one is awaited (see PartitionManager::start).
+  std::vector<std::vector<Slot>> slots;
+  for (const auto& td : req->topic_data) {
+    auto& topic_slots = slots.emplace_back();
+    for (const auto& pd : td.partition_data) {
+      topic_slots.push_back(start_append(ctx, req->acks, td.name, pd));
+    }
+  }
+  ProduceResponse resp;
+  Status first_error = Status::OK();
+  for (size_t t = 0; t < slots.size(); ++t) {
+    const auto& td = req->topic_data[t];
+    auto& tr = resp.responses.emplace_back();
+    tr.name = td.name;
+    for (size_t i = 0; i < slots[t].size(); ++i) {
+      Slot& slot = slots[t][i];
+      const int32_t index = td.partition_data[i].index;
+      PartitionResponse pr = slot.response;
+      if (slot.job) {
+        auto result = co_await slot.job->wait();
+        pr = appended(index, result);
+      }
+      if (pr.error_code != 0 && first_error.ok()) {
+        first_error = Status(static_cast<ErrorCode>(pr.error_code),
+                             fmt::format("{}-{}: {}", td.name, index, pr.error_message.value_or("")));
+      }
+      tr.partition_responses.push_back(std::move(pr));
+    }
+  }
+  if (req->acks == 0) {
+    if (!first_error.ok()) {
+      co_return Status(first_error.code(), "acks=0 produce failed: " + first_error.message());
+    }
+    co_return protocol::Bytes{};  // acks=0: no response
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server
