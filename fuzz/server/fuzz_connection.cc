@@ -13,7 +13,8 @@ using namespace mirra::server;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ServerConfig config;
-  static BrokerState broker{&config};
+  static BrokerState broker;
+  broker.config = &config;
   static const ConnectionInfo conn{1, "fuzz", "PLAINTEXT"};
   constexpr int32_t kMaxRequest = 1 << 20;
 

@@ -219,7 +219,7 @@ def test_kip511_unknown_api_versions_version(broker):
         s.sendall(struct.pack(">i", len(msg)) + msg)
         corr, error, apis = parse_api_versions(read_response(s), 0)
     assert corr == 5 and error == 35
-    assert apis[18] == (0, 4) and len(apis) > 10
+    assert apis[18] == (0, 4) and 3 in apis and 0 in apis
 
 
 def test_pipelined_requests_answered_in_order(broker):
@@ -242,8 +242,9 @@ BAD_INPUTS = {
     "unknown_api_key": (frame(struct.pack(">hhih", 9999, 0, 1, -1)), r"unknown API key 9999"),
     "version_out_of_range": (frame(struct.pack(">hhih", 3, 999, 1, -1)),
                              r"Metadata \(key 3\) v999 is outside"),
-    "not_implemented": (frame(struct.pack(">hhih", 3, 1, 1, -1) + b"\xff\xff\xff\xff"),
-                        r"Metadata \(key 3\) is not implemented yet"),
+    # DescribeAcls (key 29) is in the codec table but has no handler yet.
+    "not_implemented": (frame(struct.pack(">hhih", 29, 1, 1, -1) + b"\x00"),
+                        r"DescribeAcls \(key 29\) is not implemented yet"),
     "bad_body": (frame(struct.pack(">hhih", 18, 3, 1, -1) + b"\x00\x50"),
                  r"ApiVersions v3 correlation id 1: CORRUPT_MESSAGE"),
 }
