@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/asio.h"
@@ -113,6 +114,7 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
   std::string address_;
   int32_t next_correlation_id_ = 0;
   std::map<int32_t, std::shared_ptr<Pending>> in_flight_;
+  std::set<int32_t> unanswered_;  // acks=0 produce requests already written
   std::deque<Outgoing> out_queue_;
   bool writing_ = false;
   bool closed_ = false;

@@ -55,6 +55,21 @@ inline Status leader_of(const ClusterMetadata& md, const TopicPartition& tp, int
   return Status::OK();
 }
 
+// Splits `indexes` into requests that name each partition at most once (brokers refuse or
+// merge duplicates, e.g. earliest and latest offsets of one partition), keeping caller order.
+template <typename Item>
+std::vector<std::vector<size_t>> unique_layers(const std::vector<Item>& items,
+                                               const std::vector<size_t>& indexes) {
+  std::vector<std::vector<size_t>> layers;
+  std::map<TopicPartition, size_t> seen;  // partition -> layers used so far
+  for (size_t i : indexes) {
+    const size_t layer = seen[items[i].tp]++;
+    if (layer == layers.size()) layers.emplace_back();
+    layers[layer].push_back(i);
+  }
+  return layers;
+}
+
 }  // namespace routing
 
 template <typename Out, typename Item, typename SendGroup>
@@ -83,10 +98,14 @@ asio::awaitable<Result<std::vector<Out>>> Client::route(std::vector<Item>& items
       if (results[i].status.ok()) groups[leader].push_back(i);
     }
     for (auto& [node, indexes] : groups) {
-      auto conn = co_await connection(node);
-      Status s = conn.ok() ? co_await send_group(*conn.value(), indexes, results) : conn.status();
-      if (!s.ok()) {
-        for (size_t i : indexes) results[i].status = s;
+      for (const std::vector<size_t>& layer : routing::unique_layers(items, indexes)) {
+        auto conn = co_await connection(node);
+        // No co_await inside ?: — g++ 12 destroys such temporaries twice.
+        Status s = conn.status();
+        if (conn.ok()) s = co_await send_group(*conn.value(), layer, results);
+        if (!s.ok()) {
+          for (size_t i : layer) results[i].status = s;
+        }
       }
     }
     std::vector<size_t> retry;
@@ -108,7 +127,12 @@ asio::awaitable<Result<Reply<response_t<Req>>>> Client::send_admin(const Req& re
                                                                   Misrouted misrouted) {
   const auto start = routing::Clock::now();
   for (int round = 0;; ++round) {
-    auto conn = to_controller ? co_await controller_connection() : co_await any_connection();
+    Result<std::shared_ptr<BrokerConnection>> conn = Status(ErrorCode::NETWORK_EXCEPTION, "");
+    if (to_controller) {
+      conn = co_await controller_connection();
+    } else {
+      conn = co_await any_connection();
+    }
     if (!conn.ok()) co_return conn.status();  // no broker reachable at all
     auto reply = co_await conn.value()->send(req);
     Status failure;
