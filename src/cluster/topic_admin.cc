@@ -84,6 +84,11 @@ Status validate_topic_name(std::string_view name) {
 Status validate_new_topic(NewTopic& t, const TopicDefaults& d) {
   if (Status s = validate_topic_name(t.name); !s.ok()) return s;
   if (!t.assignments.empty()) {
+    if (t.assignments.size() > static_cast<size_t>(d.max_partitions)) {
+      return error(ErrorCode::INVALID_PARTITIONS,
+                   fmt::format("{} partitions exceed this broker's limit of {} per topic",
+                               t.assignments.size(), d.max_partitions));
+    }
     if (Status s = validate_assignments(t, d.node_id); !s.ok()) return s;
     t.partitions = static_cast<int32_t>(t.assignments.size());
     t.replication_factor = static_cast<int16_t>(t.assignments.front().size());
@@ -103,6 +108,11 @@ Status validate_new_topic(NewTopic& t, const TopicDefaults& d) {
       return error(ErrorCode::INVALID_REPLICATION_FACTOR,
                    fmt::format("replication factor {} cannot be reached: this cluster has 1 "
                                "broker", t.replication_factor));
+    }
+    if (t.partitions > d.max_partitions) {
+      return error(ErrorCode::INVALID_PARTITIONS,
+                   fmt::format("{} partitions exceed this broker's limit of {} per topic",
+                               t.partitions, d.max_partitions));
     }
     t.assignments.assign(static_cast<size_t>(t.partitions), std::vector<int32_t>{d.node_id});
   }
@@ -178,6 +188,11 @@ asio::awaitable<Status> TopicAdmin::create_partitions(const std::string& name, i
                    fmt::format("topic \"{}\" does not exist", name));
     }
     before = static_cast<int32_t>(info->partitions.size());
+    if (count > defaults_.max_partitions) {
+      return error(ErrorCode::INVALID_PARTITIONS,
+                   fmt::format("{} partitions exceed this broker's limit of {} per topic", count,
+                               defaults_.max_partitions));
+    }
     if (count <= before) {
       return error(ErrorCode::INVALID_PARTITIONS,
                    fmt::format("topic \"{}\" has {} partition(s); the new count must be higher, "

@@ -28,9 +28,14 @@ struct NewTopic {
 };
 
 struct TopicDefaults {
+  // A bound on partitions per topic, so that one request cannot make the broker create
+  // millions of directories (Kafka has no such key; its controller would run out of memory).
+  static constexpr int32_t kMaxPartitionsPerTopic = 100000;
+
   int32_t node_id = 1;
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;
+  int32_t max_partitions = kMaxPartitionsPerTopic;
 };
 
 // Kafka's topic name rules: 1-249 characters of [a-zA-Z0-9._-], not "." or "..".
@@ -48,6 +53,7 @@ class TopicAdmin {
       : store_(store), partitions_(partitions), defaults_(defaults) {}
 
   const TopicDefaults& defaults() const { return defaults_; }
+  void set_max_partitions(int32_t n) { defaults_.max_partitions = n; }
 
   // Validates, then (unless validate_only) records the topic and opens its partition logs.
   // TOPIC_ALREADY_EXISTS when the name is taken. Returns the topic's id.

@@ -34,7 +34,7 @@ Broker::Broker(asio::io_context& io, const LoadedConfig& loaded)
 
 Broker::~Broker() = default;
 
-asio::awaitable<Status> Broker::start() {
+asio::awaitable<Status> Broker::start(bool listen) {
   auto meta = metadata::load_or_create_meta_properties(config_.log_dir, config_.node_id);
   if (!meta.ok()) co_return meta.status();
   MIRRA_LOG_INFO("cluster id {}, node id {}", meta->cluster_id, meta->node_id);
@@ -62,7 +62,8 @@ asio::awaitable<Status> Broker::start() {
   topic_admin_ = std::make_unique<cluster::TopicAdmin>(
       *metadata_, *partitions_,
       cluster::TopicDefaults{config_.node_id, config_.num_partitions,
-                             config_.default_replication_factor});
+                             config_.default_replication_factor,
+                             cluster::TopicDefaults::kMaxPartitionsPerTopic});
   fetch_sessions_ = std::make_unique<FetchSessionCache>(static_cast<size_t>(
       setting_or(static_settings_, "max.incremental.fetch.session.cache.slots", 1000)));
   state_.metadata = metadata_.get();
@@ -71,9 +72,13 @@ asio::awaitable<Status> Broker::start() {
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
 
+  partitions_->start_housekeeping();
+  if (!listen) {
+    state_.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 0});
+    co_return Status::OK();
+  }
   server_ = std::make_unique<Server>(io_, config_, state_);
   if (Status s = server_->start(); !s.ok()) co_return s;
-  partitions_->start_housekeeping();
   co_return Status::OK();
 }
 

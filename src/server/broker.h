@@ -28,9 +28,11 @@ class Broker {
   Broker(asio::io_context& io, const LoadedConfig& config);
   ~Broker();
 
-  // Opens storage and metadata, then starts listening. On error the broker is not serving and
-  // the Status names the cause (a bad data dir, a corrupt metadata log, a port in use).
-  asio::awaitable<Status> start();
+  // Opens storage and metadata, then starts listening (unless `listen` is false: in-process
+  // tests and fuzzing drive dispatch_request() against state() directly). On error the broker
+  // is not serving and the Status names the cause (a bad data dir, a corrupt metadata log, a
+  // port in use).
+  asio::awaitable<Status> start(bool listen = true);
   // Graceful stop; completes when everything is flushed and closed.
   asio::awaitable<void> stop();
 

@@ -24,6 +24,15 @@ std::vector<Handler> build_table() {
   table[protocol::ListOffsetsRequest::kApiKey] = &handle_list_offsets;
   table[protocol::MetadataRequest::kApiKey] = &handle_metadata;
   table[protocol::ProduceRequest::kApiKey] = &handle_produce;
+  table[protocol::AlterConfigsRequest::kApiKey] = &handle_alter_configs;
+  table[protocol::CreatePartitionsRequest::kApiKey] = &handle_create_partitions;
+  table[protocol::DeleteRecordsRequest::kApiKey] = &handle_delete_records;
+  table[protocol::DescribeClusterRequest::kApiKey] = &handle_describe_cluster;
+  table[protocol::DescribeConfigsRequest::kApiKey] = &handle_describe_configs;
+  table[protocol::DescribeLogDirsRequest::kApiKey] = &handle_describe_log_dirs;
+  table[protocol::DescribeTopicPartitionsRequest::kApiKey] = &handle_describe_topic_partitions;
+  table[protocol::IncrementalAlterConfigsRequest::kApiKey] = &handle_incremental_alter_configs;
+  table[protocol::OffsetForLeaderEpochRequest::kApiKey] = &handle_offset_for_leader_epoch;
   return table;
 }
 

@@ -6,6 +6,7 @@
 // in request order.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <map>
@@ -56,6 +57,9 @@ struct BrokerState {
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;
+  // Upper bound on a Fetch's max_wait_ms: unbounded for clients; 0 in-process (fuzzing), where
+  // nothing else would ever wake the fetch.
+  std::chrono::milliseconds max_fetch_wait = std::chrono::milliseconds::max();
 };
 
 struct RequestContext {

@@ -3,6 +3,10 @@
 // config of the topic (value, source, read-only, sensitive), v7+ with the topic id.
 #include "protocol/messages/create_topics.h"
 
+#include <fmt/format.h>
+
+#include <set>
+
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
 #include "cluster/topic_config.h"
@@ -14,14 +18,20 @@ namespace {
 using protocol::CreateTopicsRequest;
 using protocol::CreateTopicsResponse;
 
-cluster::NewTopic new_topic(const CreateTopicsRequest::CreatableTopic& t) {
+Result<cluster::NewTopic> new_topic(const CreateTopicsRequest::CreatableTopic& t) {
   cluster::NewTopic nt;
   nt.name = t.name;
   nt.partitions = t.num_partitions;
   nt.replication_factor = t.replication_factor;
+  // Assignments must number the partitions 0..n-1, each once.
+  nt.assignments.resize(t.assignments.size());
   for (const auto& a : t.assignments) {
-    const size_t index = static_cast<size_t>(std::max(0, a.partition_index));
-    if (nt.assignments.size() <= index) nt.assignments.resize(index + 1);
+    const auto index = static_cast<size_t>(a.partition_index);
+    if (a.partition_index < 0 || index >= nt.assignments.size() || !nt.assignments[index].empty()) {
+      return Status(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                    fmt::format("partition {} of the assignment is out of order, repeated or "
+                                "outside 0-{}", a.partition_index, t.assignments.size() - 1));
+    }
     nt.assignments[index] = a.broker_ids;
   }
   for (const auto& c : t.configs) {
@@ -64,7 +74,13 @@ asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
       out.error_message = "the topic is listed more than once in the request";
       continue;
     }
-    cluster::NewTopic nt = new_topic(t);
+    auto parsed = new_topic(t);
+    if (!parsed.ok()) {
+      out.error_code = error_number(parsed.status().code());
+      out.error_message = parsed.status().message();
+      continue;
+    }
+    const cluster::NewTopic& nt = parsed.value();
     auto created = co_await ctx.broker->topic_admin->create_topic(nt, req->validate_only);
     if (!created.ok()) {
       out.error_code = error_number(created.status().code());

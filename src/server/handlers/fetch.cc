@@ -246,7 +246,9 @@ asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx) {
     resp.error_code = error_number(e);
     co_return respond(ctx, resp);
   }
-  const auto deadline = Clock::now() + std::chrono::milliseconds(std::max(0, req->max_wait_ms));
+  const auto wait = std::min<std::chrono::milliseconds>(
+      std::chrono::milliseconds(std::max(0, req->max_wait_ms)), ctx.broker->max_fetch_wait);
+  const auto deadline = Clock::now() + wait;
   int64_t bytes = co_await read_all(ctx, req.value(), targets);
   while (bytes < req->min_bytes && !any_error(targets) && Clock::now() < deadline) {
     co_await wait_for_data(targets, deadline);

@@ -1,0 +1,325 @@
+#include "server/handlers/config_resources.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <functional>
+#include <set>
+
+#include "base/log.h"
+#include "cluster/metadata_store.h"
+#include "cluster/partition_manager.h"
+#include "cluster/topic_admin.h"
+#include "metadata/records.h"
+
+namespace mirra::server {
+namespace {
+
+constexpr std::string_view kMirraLogComponent = "configs";
+
+using cluster::ConfigSource;
+using cluster::ConfigType;
+using cluster::TopicConfigDef;
+
+cluster::BrokerConfigSources broker_sources(const RequestContext& ctx) {
+  return {&ctx.broker->metadata->image().broker_configs(), ctx.broker->static_settings};
+}
+
+std::string join_listeners(const std::vector<Listener>& listeners) {
+  std::string out;
+  for (const Listener& l : listeners) out += (out.empty() ? "" : ",") + l.to_string();
+  return out;
+}
+
+// The broker settings ServerConfig models that are not topic defaults (those come from the
+// topic config catalogue). Read-only: they take effect at start-up only.
+struct ServerKey {
+  std::string_view name;
+  ConfigType type;
+  std::string_view doc;
+  std::function<std::optional<std::string>(const ServerConfig&)> render;
+};
+
+const std::vector<ServerKey>& server_keys() {
+  using C = ServerConfig;
+  auto num = [](auto field) {
+    return [field](const C& c) -> std::optional<std::string> { return std::to_string(c.*field); };
+  };
+  static const std::vector<ServerKey> keys = {
+      {"advertised.listeners", ConfigType::kString, "Listeners given to clients; empty: listeners.",
+       [](const C& c) -> std::optional<std::string> {
+         if (c.advertised_listeners.empty()) return std::nullopt;
+         return join_listeners(c.advertised_listeners);
+       }},
+      {"auto.create.topics.enable", ConfigType::kBoolean, "Create unknown topics on Metadata requests.",
+       [](const C& c) -> std::optional<std::string> {
+         return c.auto_create_topics_enable ? "true" : "false";
+       }},
+      {"connections.max.idle.ms", ConfigType::kLong, "Close connections idle this long.",
+       num(&C::connections_max_idle_ms)},
+      {"default.replication.factor", ConfigType::kInt, "Replication factor of new topics.",
+       num(&C::default_replication_factor)},
+      {"listeners", ConfigType::kString, "Addresses the broker listens on.",
+       [](const C& c) -> std::optional<std::string> { return join_listeners(c.listeners); }},
+      {"log.dirs", ConfigType::kString, "The directory of the partition logs and metadata.",
+       [](const C& c) -> std::optional<std::string> { return c.log_dir; }},
+      {"max.connections", ConfigType::kInt, "Most client connections at once.", num(&C::max_connections)},
+      {"node.id", ConfigType::kInt, "This broker's id.", num(&C::node_id)},
+      {"num.io.threads", ConfigType::kInt, "Shard threads that own the partition logs.",
+       num(&C::num_io_threads)},
+      {"num.network.threads", ConfigType::kInt, "Accepted for compatibility; one core thread serves the network.",
+       num(&C::num_network_threads)},
+      {"num.partitions", ConfigType::kInt, "Partition count of new topics.", num(&C::num_partitions)},
+      {"socket.request.max.bytes", ConfigType::kInt, "Largest request frame.",
+       num(&C::socket_request_max_bytes)},
+  };
+  return keys;
+}
+
+// The topic config whose primary broker synonym is `key`: the dynamic broker keys.
+const TopicConfigDef* dynamic_def(std::string_view key) {
+  for (const TopicConfigDef& d : cluster::topic_config_defs()) {
+    if (!d.synonyms.empty() && d.synonyms.front().key == key) return &d;
+  }
+  return nullptr;
+}
+
+bool is_known_broker_key(const RequestContext& ctx, const std::string& key) {
+  for (const ServerKey& k : server_keys()) {
+    if (k.name == key) return true;
+  }
+  for (const TopicConfigDef& d : cluster::topic_config_defs()) {
+    for (const cluster::BrokerSynonym& s : d.synonyms) {
+      if (s.key == key) return true;
+    }
+  }
+  return ctx.broker->static_settings != nullptr && ctx.broker->static_settings->count(key) != 0;
+}
+
+bool is_sensitive(std::string_view key) { return key.find("password") != std::string_view::npos; }
+
+ConfigEntry single_source_entry(const std::string& name, std::optional<std::string> value,
+                                ConfigSource source) {
+  ConfigEntry e;
+  e.name = name;
+  e.value = value;
+  e.source = source;
+  if (value) e.synonyms.push_back({name, *value, source});
+  e.type = ConfigType::kString;
+  e.read_only = true;
+  return e;
+}
+
+std::vector<ConfigEntry> topic_entries(const RequestContext& ctx, const std::string& topic) {
+  std::vector<ConfigEntry> out;
+  const metadata::TopicInfo* info = ctx.broker->metadata->image().topic(topic);
+  if (info == nullptr) return out;
+  for (auto& rc : cluster::resolve_topic_configs(info->configs, broker_sources(ctx))) {
+    const TopicConfigDef* def = cluster::find_topic_config(rc.name);
+    out.push_back({rc.name, rc.value, rc.source, std::move(rc.synonyms), def->type, def->doc});
+  }
+  return out;
+}
+
+std::vector<ConfigEntry> broker_default_entries(const RequestContext& ctx) {
+  std::vector<ConfigEntry> out;
+  for (const auto& [key, value] : ctx.broker->metadata->image().broker_configs()) {
+    ConfigEntry e = single_source_entry(key, value, ConfigSource::kDynamicDefaultBroker);
+    if (const TopicConfigDef* def = dynamic_def(key)) {
+      e.type = def->type;
+      e.doc = def->doc;
+    }
+    e.read_only = false;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Everything this broker runs with: dynamic topic defaults first (their value resolves through
+// the dynamic default, the static setting and Kafka's default), then the start-up settings.
+std::vector<ConfigEntry> this_broker_entries(const RequestContext& ctx) {
+  std::map<std::string, ConfigEntry> entries;
+  for (auto& rc : cluster::resolve_topic_configs({}, broker_sources(ctx))) {
+    const TopicConfigDef* def = cluster::find_topic_config(rc.name);
+    if (def->synonyms.empty()) continue;
+    const std::string key(def->synonyms.front().key);
+    entries[key] = {key, rc.value, rc.source, std::move(rc.synonyms), def->type, def->doc};
+  }
+  const std::map<std::string, std::string> none;
+  const auto& statics = ctx.broker->static_settings ? *ctx.broker->static_settings : none;
+  for (const ServerKey& k : server_keys()) {
+    const std::string key(k.name);
+    auto it = statics.find(key);
+    ConfigEntry e = it != statics.end()
+                        ? single_source_entry(key, it->second, ConfigSource::kStaticBroker)
+                        : single_source_entry(key, k.render(*ctx.broker->config), ConfigSource::kDefault);
+    e.type = k.type;
+    e.doc = k.doc;
+    entries.try_emplace(key, std::move(e));
+  }
+  for (const auto& [key, value] : statics) {
+    entries.try_emplace(key, single_source_entry(key, value, ConfigSource::kStaticBroker));
+  }
+  for (ConfigEntry& e : broker_default_entries(ctx)) entries.try_emplace(e.name, std::move(e));
+  std::vector<ConfigEntry> out;
+  for (auto& [key, e] : entries) out.push_back(std::move(e));
+  return out;
+}
+
+// A dynamic broker default: a known dynamic key whose value is valid for the topic config it
+// is the default of.
+Status validate_broker_change(const RequestContext& ctx, const std::string& key,
+                              const std::optional<std::string>& value) {
+  const TopicConfigDef* def = dynamic_def(key);
+  if (def == nullptr) {
+    if (is_known_broker_key(ctx, key)) {
+      return Status(ErrorCode::INVALID_REQUEST,
+                    fmt::format("Cannot update these configs dynamically: {} (only topic defaults "
+                                "such as log.retention.ms are dynamic)", key));
+    }
+    return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown broker config {}", key));
+  }
+  if (!value) return Status::OK();
+  Status s = cluster::validate_topic_config(std::string(def->name), *value);
+  if (!s.ok()) {
+    return Status(s.code(), fmt::format("broker config {} (the default of {}): {}", key,
+                                        def->name, s.message()));
+  }
+  return Status::OK();
+}
+
+std::string describe_changes(const ConfigChanges& changes) {
+  std::string list;
+  for (const auto& [key, value] : changes) {
+    list += fmt::format("{}{}={}", list.empty() ? "" : ", ", key, value.value_or("(default)"));
+  }
+  return list;
+}
+
+asio::awaitable<Status> alter_broker_defaults(RequestContext& ctx, const ConfigChanges& changes,
+                                              bool validate_only) {
+  for (const auto& [key, value] : changes) {
+    if (Status s = validate_broker_change(ctx, key, value); !s.ok()) co_return s;
+  }
+  using Records = std::vector<metadata::MetadataRecord>;
+  auto build = [&](const metadata::MetadataImage&) -> Result<Records> {
+    Records out;
+    if (validate_only) return out;
+    for (const auto& [key, value] : changes) {
+      out.push_back(metadata::ConfigRecord{metadata::kBrokerResource, "", key, value});
+    }
+    return out;
+  };
+  cluster::PartitionManager* partitions = ctx.broker->partitions;
+  auto after = [&changes, partitions](const metadata::MetadataImage& image) -> asio::awaitable<void> {
+    MIRRA_LOG_INFO("cluster-wide broker config: {}", describe_changes(changes));
+    // The manager resolves defaults through the image it was given: every topic's logs get
+    // their new effective config, overrides still winning.
+    for (const auto& [name, topic] : image.topics()) co_await partitions->reconfigure(topic);
+  };
+  cluster::AfterChange then;  // named, not a conditional temporary inside co_await (g++ 12)
+  if (!validate_only) then = after;
+  co_return co_await ctx.broker->metadata->change(build, then);
+}
+
+}  // namespace
+
+Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
+                                             const std::string& name) {
+  if (type == metadata::kTopicResource) {
+    if (Status s = cluster::validate_topic_name(name); !s.ok()) return s;
+    if (ctx.broker->metadata->image().topic(name) == nullptr) {
+      return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                    fmt::format("topic \"{}\" does not exist", name));
+    }
+    return ConfigTarget::kTopic;
+  }
+  if (type == metadata::kBrokerResource) {
+    if (name.empty()) return ConfigTarget::kBrokerDefault;
+    int32_t id = -1;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (ec != std::errc() || end != name.data() + name.size()) {
+      return Status(ErrorCode::INVALID_REQUEST,
+                    fmt::format("broker id must be an integer, but it is: {}", name));
+    }
+    const int32_t node_id = ctx.broker->config->node_id;
+    if (id != node_id) {
+      return Status(ErrorCode::INVALID_REQUEST,
+                    fmt::format("unexpected broker id, expected {} or empty string, but received {}",
+                                node_id, name));
+    }
+    return ConfigTarget::kThisBroker;
+  }
+  return Status(ErrorCode::INVALID_REQUEST,
+                fmt::format("unsupported resource type {} (Mirra has configs for topics (2) and "
+                            "brokers (4))", type));
+}
+
+std::vector<bool> duplicated_resources(const std::vector<std::pair<int8_t, std::string>>& resources) {
+  std::map<std::pair<int8_t, std::string>, int> count;
+  for (const auto& r : resources) ++count[r];
+  std::vector<bool> out;
+  for (const auto& r : resources) out.push_back(count[r] > 1);
+  return out;
+}
+
+std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, ConfigTarget target,
+                                                 const std::string& name) {
+  std::vector<ConfigEntry> out;
+  switch (target) {
+    case ConfigTarget::kTopic: out = topic_entries(ctx, name); break;
+    case ConfigTarget::kBrokerDefault: out = broker_default_entries(ctx); break;
+    case ConfigTarget::kThisBroker: out = this_broker_entries(ctx); break;
+  }
+  for (ConfigEntry& e : out) {
+    if (!is_sensitive(e.name)) continue;
+    e.sensitive = true;
+    e.value.reset();
+    for (auto& s : e.synonyms) s.value.clear();
+  }
+  return out;
+}
+
+std::map<std::string, std::string> current_overrides(const RequestContext& ctx, ConfigTarget target,
+                                                     const std::string& name) {
+  const metadata::MetadataImage& image = ctx.broker->metadata->image();
+  if (target == ConfigTarget::kBrokerDefault) return image.broker_configs();
+  if (target == ConfigTarget::kTopic) {
+    if (const metadata::TopicInfo* info = image.topic(name)) return info->configs;
+  }
+  return {};
+}
+
+cluster::ConfigType config_type(ConfigTarget target, const std::string& key) {
+  const TopicConfigDef* def =
+      target == ConfigTarget::kTopic ? cluster::find_topic_config(key) : dynamic_def(key);
+  return def == nullptr ? ConfigType::kUnknown : def->type;
+}
+
+std::optional<std::string> effective_value(const RequestContext& ctx, ConfigTarget target,
+                                           const std::string& name, const std::string& key) {
+  // A cluster-wide default not set dynamically is whatever the broker runs with.
+  if (target == ConfigTarget::kBrokerDefault) target = ConfigTarget::kThisBroker;
+  for (const ConfigEntry& e : describe_config_entries(ctx, target, name)) {
+    if (e.name == key) return e.value;
+  }
+  return std::nullopt;
+}
+
+asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget target,
+                                              const std::string& name, ConfigChanges changes,
+                                              bool validate_only) {
+  switch (target) {
+    case ConfigTarget::kTopic:
+      co_return co_await ctx.broker->topic_admin->alter_topic_configs(name, changes, validate_only);
+    case ConfigTarget::kBrokerDefault:
+      co_return co_await alter_broker_defaults(ctx, changes, validate_only);
+    case ConfigTarget::kThisBroker:
+      break;
+  }
+  co_return Status(ErrorCode::INVALID_REQUEST,
+                   fmt::format("per-broker dynamic configs are not supported; alter the "
+                               "cluster-wide default instead (broker resource \"\")"));
+}
+
+}  // namespace mirra::server

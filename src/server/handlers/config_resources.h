@@ -1,0 +1,99 @@
+// Config resources as DescribeConfigs, AlterConfigs and IncrementalAlterConfigs see them: which
+// resource a request names, every config entry of a topic or of the broker with its value,
+// source and synonyms, and the changes themselves.
+//
+// Topic configs are the catalogue of cluster/topic_config.h. Broker configs are the broker's
+// settings (ServerConfig's keys, everything in server.properties and --override) plus the
+// dynamic cluster-wide defaults kept in the metadata image (ConfigRecord on the broker resource
+// ""). Only the topic defaults are dynamic, as in Kafka: each topic config's primary broker
+// synonym (log.retention.ms, log.segment.bytes, message.max.bytes, ...). Changing one
+// reconfigures every partition so that topics without an override follow it at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "cluster/topic_config.h"
+#include "server/request_context.h"
+
+namespace mirra::server {
+
+// What a config resource of a request designates.
+enum class ConfigTarget {
+  kTopic,          // resource type 2, an existing topic
+  kBrokerDefault,  // resource type 4, name "": the cluster-wide dynamic defaults
+  kThisBroker,     // resource type 4, name = this node's id
+};
+
+// Checks (type, name) with Kafka's errors: an invalid topic name is INVALID_TOPIC_EXCEPTION,
+// an unknown topic UNKNOWN_TOPIC_OR_PARTITION, a broker name other than "" or this node's id
+// and any other resource type INVALID_REQUEST.
+Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
+                                             const std::string& name);
+
+// The same resource named twice in one request: Kafka answers INVALID_REQUEST for it.
+std::vector<bool> duplicated_resources(const std::vector<std::pair<int8_t, std::string>>& resources);
+
+// AlterConfigs and IncrementalAlterConfigs: one answer per resource of the request, in order,
+// from alter_one(ctx, resource, validate_only) -> awaitable<Status>.
+template <typename Resp, typename Req, typename AlterOne>
+asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, AlterOne alter_one) {
+  std::vector<std::pair<int8_t, std::string>> names;
+  for (const auto& r : req.resources) names.emplace_back(r.resource_type, r.resource_name);
+  const std::vector<bool> duplicated = duplicated_resources(names);
+  Resp resp;
+  for (size_t i = 0; i < req.resources.size(); ++i) {
+    const auto& r = req.resources[i];
+    Status s(ErrorCode::INVALID_REQUEST, "duplicate resource in the request");
+    if (!duplicated[i]) s = co_await alter_one(ctx, r, req.validate_only);
+    auto& out = resp.responses.emplace_back();
+    out.error_code = error_number(s.code());
+    out.error_message = std::nullopt;
+    if (!s.ok()) out.error_message = s.message();
+    out.resource_type = r.resource_type;
+    out.resource_name = r.resource_name;
+  }
+  co_return resp;
+}
+
+struct ConfigEntry {
+  std::string name;
+  std::optional<std::string> value;  // null for sensitive values and unset keys
+  cluster::ConfigSource source = cluster::ConfigSource::kDefault;
+  std::vector<cluster::ConfigSynonymValue> synonyms;  // the winning one first
+  cluster::ConfigType type = cluster::ConfigType::kUnknown;
+  std::string_view doc;
+  bool read_only = false;
+  bool sensitive = false;
+};
+
+// Every config of the resource, sorted by name.
+std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, ConfigTarget target,
+                                                 const std::string& name);
+
+// key -> new value, or nullopt to remove the key (back to the default).
+using ConfigChanges = std::map<std::string, std::optional<std::string>>;
+
+// The keys set on the resource now: a topic's overrides, or the dynamic broker defaults.
+std::map<std::string, std::string> current_overrides(const RequestContext& ctx, ConfigTarget target,
+                                                     const std::string& name);
+// The type of `key` on the resource (kUnknown for an unknown key).
+cluster::ConfigType config_type(ConfigTarget target, const std::string& key);
+// The value `key` has on the resource now (override, broker default or Kafka default).
+std::optional<std::string> effective_value(const RequestContext& ctx, ConfigTarget target,
+                                           const std::string& name, const std::string& key);
+
+// Validates and (unless validate_only) records the changes, then applies them to the logs;
+// logs one line per change. Per-broker dynamic configs are not supported (INVALID_REQUEST):
+// the cluster-wide default is what a single node needs.
+asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget target,
+                                              const std::string& name, ConfigChanges changes,
+                                              bool validate_only);
+
+}  // namespace mirra::server
