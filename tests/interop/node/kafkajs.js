@@ -1,0 +1,136 @@
+// kafkajs 2.2.4 driver for tests/interop (see clients.py for the request and output format).
+// kafkajs has no group-less consumer, so "consume" uses the Broker.fetch and ListOffsets paths
+// that its consumer runs on, through a cluster made by the Kafka object itself.
+'use strict'
+const { Kafka, CompressionTypes, logLevel } = require('kafkajs')
+const { run, headersToObject, str } = require('./common')
+
+const CODECS = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP }
+
+function kafkaFor (req) {
+  return new Kafka({ brokers: req.brokers, clientId: 'interop-kafkajs', logLevel: logLevel.NOTHING,
+    retry: { retries: 3, initialRetryTime: 100 } })
+}
+
+function headerList (headers) {
+  const out = []
+  for (const [k, v] of Object.entries(headers || {})) {
+    for (const x of [].concat(v)) out.push([k, str(x)])
+  }
+  return out
+}
+
+async function withAdmin (kafka, f) {
+  const admin = kafka.admin()
+  await admin.connect()
+  try { return await f(admin) } finally { await admin.disconnect() }
+}
+
+async function create (req, kafka, emit) {
+  await withAdmin(kafka, async admin => {
+    const created = await admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic: req.topic, numPartitions: req.partitions, replicationFactor: 1,
+        configEntries: Object.entries(req.configs || {}).map(([name, value]) => ({ name, value: String(value) })) }]
+    })
+    if (!created) throw new Error(`topic ${req.topic} already existed`)
+  })
+}
+
+async function partitions (req, kafka, emit) {
+  await withAdmin(kafka, async admin => {
+    const md = await admin.fetchTopicMetadata({ topics: [req.topic] })
+    emit({ partitions: md.topics[0].partitions.length })
+  })
+}
+
+async function produce (req, kafka, emit) {
+  if (!(req.codec in CODECS)) throw new Error(`kafkajs: no codec ${req.codec}`)
+  const producer = kafka.producer({ idempotent: false, allowAutoTopicCreation: false })
+  await producer.connect()
+  try {
+    const messages = req.records.map(r => {
+      const m = { key: r.key, value: r.value, partition: r.partition, headers: headersToObject(r.headers) }
+      if (r.timestamp !== null && r.timestamp !== undefined) m.timestamp = String(r.timestamp)
+      return m
+    })
+    let meta
+    try {
+      meta = await producer.send({ topic: req.topic, compression: CODECS[req.codec], acks: -1, messages })
+    } catch (e) {
+      for (const _ of req.records) emit({ error: `${e.name}: ${e.message} (${e.type || ''})` })
+      return
+    }
+    // one batch per partition, records in order: offset = base offset + index in the partition
+    const next = new Map(meta.map(m => [m.partition, BigInt(m.baseOffset)]))
+    for (const r of req.records) {
+      const o = next.get(r.partition)
+      next.set(r.partition, o + 1n)
+      emit({ partition: r.partition, offset: Number(o) })
+    }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+async function offsetForTime (kafka, topic, partition, ts) {
+  return withAdmin(kafka, async admin => {
+    const res = await admin.fetchTopicOffsetsByTimestamp(topic, ts)
+    return Number(res.find(p => p.partition === partition).offset)
+  })
+}
+
+async function offset (req, kafka, emit) {
+  emit({ offset: await offsetForTime(kafka, req.topic, req.partition, req.timestamp) })
+}
+
+async function consume (req, kafka, emit) {
+  let position
+  if (req.start === 'earliest' || req.start === 'latest') {
+    position = await withAdmin(kafka, async admin => {
+      const offs = await admin.fetchTopicOffsets(req.topic)
+      const p = offs.find(o => o.partition === req.partition)
+      return Number(req.start === 'earliest' ? p.low : p.high)
+    })
+  } else if (req.timestamp !== undefined) {
+    position = await offsetForTime(kafka, req.topic, req.partition, req.timestamp)
+  } else {
+    position = req.offset
+  }
+  if (req.start === 'latest') emit({ ready: position })
+  const sym = Object.getOwnPropertySymbols(kafka).find(s => s.description === 'private:Kafka:createCluster')
+  const cluster = kafka[sym]({ allowAutoTopicCreation: false })
+  await cluster.connect()
+  try {
+    await cluster.addTargetTopic(req.topic)
+    const leaders = cluster.findLeaderForPartitions(req.topic, [req.partition])
+    const broker = await cluster.findBroker({ nodeId: Object.keys(leaders)[0] })
+    const deadline = Date.now() + (req.timeoutMs || 20000)
+    let got = 0
+    while (got < req.count && Date.now() < deadline) {
+      const resp = await broker.fetch({
+        replicaId: -1, isolationLevel: 1, maxWaitTime: 200, minBytes: 1,
+        maxBytes: req.big ? 16 << 20 : 1 << 20,
+        topics: [{ topic: req.topic, partitions: [{ partition: req.partition, fetchOffset: String(position), maxBytes: req.big ? 16 << 20 : 1 << 20 }] }]
+      })
+      for (const t of resp.responses) {
+        for (const p of t.partitions) {
+          if (p.errorCode !== 0) throw new Error(`fetch error code ${p.errorCode}`)
+          for (const m of p.messages) {
+            if (m.isControlRecord || Number(m.offset) < position) continue
+            emit({ partition: req.partition, offset: Number(m.offset), key: str(m.key), value: str(m.value),
+              headers: headerList(m.headers), timestamp: Number(m.timestamp) })
+            position = Number(m.offset) + 1
+            got++
+          }
+        }
+      }
+    }
+  } finally {
+    await cluster.disconnect()
+  }
+}
+
+const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
+run({ create: withKafka(create), partitions: withKafka(partitions), produce: withKafka(produce),
+  offset: withKafka(offset), consume: withKafka(consume) })
