@@ -1,0 +1,262 @@
+"""Hostile and broken connections against a running broker that is serving a real client.
+
+Each case must get the protocol's error or a closed connection, with a log line naming the
+peer, while a confluent-kafka producer and consumer on their own connections keep getting
+answers (bounded generously: the machine is shared, this is not a latency test)."""
+import re
+import socket
+import struct
+import threading
+import time
+
+import confluent_kafka
+import pytest
+
+from conftest import Broker, _BROKERS_OF_TEST
+
+REQUEST_MAX = 4 * 1024 * 1024   # socket.request.max.bytes of this broker
+IDLE_MS = 2000                  # connections.max.idle.ms of this broker
+NORMAL_BOUND = 20.0             # seconds a normal round trip may take at most
+
+
+@pytest.fixture(scope="module")
+def hostile_broker(tmp_path_factory):
+    b = Broker(tmp_path_factory.mktemp("hostile"),
+               {"socket.request.max.bytes": REQUEST_MAX, "connections.max.idle.ms": IDLE_MS},
+               name="hostile-broker").start()
+    yield b
+    assert b.stop() == 0, f"broker exit code {b.proc.returncode}:\n{b.tail()}"
+
+
+@pytest.fixture
+def broker(hostile_broker):
+    _BROKERS_OF_TEST.append(hostile_broker)
+    assert hostile_broker.running(), "broker died:\n" + hostile_broker.tail()
+    return hostile_broker
+
+
+class NormalClient:
+    """A producer and an assigned consumer that stay connected across the hostile cases."""
+
+    def __init__(self, bootstrap, topic):
+        self.topic = topic
+        self.n = 0
+        self.p = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                                           "linger.ms": 0, "message.timeout.ms": 15000})
+        self.c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "unused",
+                                           "enable.auto.commit": False,
+                                           "fetch.wait.max.ms": 100})
+        self.c.assign([confluent_kafka.TopicPartition(topic, 0, 0)])
+
+    def round_trip(self, what):
+        """Produces one record and reads it back; fails if that takes over NORMAL_BOUND."""
+        start = time.monotonic()
+        value = f"{what}-{self.n}".encode()
+        self.n += 1
+        done = []
+        self.p.produce(self.topic, value=value, partition=0,
+                       on_delivery=lambda err, msg: done.append((err, msg.offset())))
+        assert self.p.flush(NORMAL_BOUND) == 0 and done, f"{what}: produce not answered"
+        err, offset = done[0]
+        assert err is None, f"{what}: produce failed: {err}"
+        while time.monotonic() - start < NORMAL_BOUND:
+            m = self.c.poll(0.1)
+            if m is None:
+                continue
+            assert m.error() is None, f"{what}: consumer error {m.error()}"
+            if m.value() == value:
+                assert m.offset() == offset
+                return time.monotonic() - start
+        raise AssertionError(f"{what}: record produced at {offset} not consumed within "
+                             f"{NORMAL_BOUND}s")
+
+    def close(self):
+        self.c.close()
+
+
+@pytest.fixture(scope="module")
+def normal(hostile_broker):
+    from clients import ConfluentKafka
+    ConfluentKafka(hostile_broker.bootstrap).create_topic("normal", 1)
+    c = NormalClient(hostile_broker.bootstrap, "normal")
+    c.round_trip("warm-up")
+    yield c
+    c.close()
+
+
+# --- raw frames ----------------------------------------------------------------------------
+
+def frame(payload):
+    return struct.pack(">i", len(payload)) + payload
+
+
+def header_v1(key, version, corr, client="hostile"):
+    return struct.pack(">hhih", key, version, corr, len(client)) + client.encode()
+
+
+def metadata_v1(corr, topics=("normal",)):
+    body = struct.pack(">i", len(topics)) + b"".join(
+        struct.pack(">h", len(t)) + t.encode() for t in topics)
+    return frame(header_v1(3, 1, corr) + body)
+
+
+def api_versions(version, corr):
+    """ApiVersions with an empty body; v3+ (and any unknown version above, as in Kafka) use
+    request header v2, whose tagged-field section is one zero byte here."""
+    return frame(header_v1(18, version, corr) + (b"\x00" if version >= 3 else b""))
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    return s, "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def read_frame(s, timeout=10):
+    s.settimeout(timeout)
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"closed after {len(data)} bytes")
+        data += chunk
+    return data[4:]
+
+
+def closed_by_peer(s, timeout=10):
+    """True once the broker closes (EOF or reset); data before that is read and dropped."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            if not s.recv(65536):
+                return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except socket.timeout:
+            return False
+    return False
+
+
+def peer_log(broker, peer, pattern, mark):
+    """The broker logged closing this peer's connection, with the reason."""
+    broker.wait_for(r"closing connection \d+ from " + re.escape(peer) + r": .*" + pattern,
+                    start=mark)
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+CLOSING_CASES = {
+    # name: (bytes sent, log pattern)
+    "http_garbage": (b"GET / HTTP/1.1\r\nHost: mirra\r\n\r\n", r"exceeds the limit"),
+    "random_garbage": (frame(b"\xde\xad\xbe\xef" * 3), r"request header|unknown API key"),
+    "huge_length": (struct.pack(">i", 2**31 - 1), r"exceeds the limit"),
+    "just_over_max": (struct.pack(">i", REQUEST_MAX + 1) + b"\0" * 1024, r"exceeds the limit"),
+    "unknown_api_key": (frame(header_v1(9999, 0, 7)), r"unknown API key 9999"),
+    "unsupported_metadata_version": (frame(header_v1(3, 99, 8) + b"\0\0\0\0"),
+                                     r"Metadata \(key 3\) v99 is outside"),
+    "unsupported_produce_version": (frame(header_v1(0, 77, 9)), r"Produce \(key 0\) v77 is outside"),
+    "bad_body": (frame(header_v1(3, 1, 10) + b"\x7f\xff\xff\xff"), r"Metadata v1 correlation id 10"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSING_CASES))
+def test_bad_input_closes_only_that_connection(broker, normal, name):
+    data, pattern = CLOSING_CASES[name]
+    mark = broker.mark()
+    s, peer = connect(broker.port)
+    with s:
+        # a valid request first: answered before the connection is closed
+        s.sendall(metadata_v1(1))
+        assert struct.unpack(">i", read_frame(s)[:4])[0] == 1, f"{name}: correlation id"
+        s.sendall(data)
+        normal.round_trip(name)  # another connection is served meanwhile
+        assert closed_by_peer(s), f"{name}: connection still open"
+    peer_log(broker, peer, pattern, mark)
+    normal.round_trip(name + "-after")
+
+
+def test_unsupported_api_versions_version_gets_kip511_answer(broker, normal):
+    s, _ = connect(broker.port)
+    with s:
+        s.sendall(api_versions(99, 42))
+        resp = read_frame(s)
+        corr, error = struct.unpack(">ih", resp[:6])
+        assert (corr, error) == (42, 35), f"ApiVersions v99: corr {corr} error {error}"
+        # the connection stays usable at a version it knows
+        s.sendall(api_versions(0, 43))
+        corr, error = struct.unpack(">ih", read_frame(s)[:6])
+        assert (corr, error) == (43, 0)
+    normal.round_trip("kip511")
+
+
+def test_truncated_frame_then_close(broker, normal):
+    mark = broker.mark()
+    s, peer = connect(broker.port)
+    with s:
+        req = metadata_v1(5)
+        s.sendall(req[: len(req) - 4])
+        normal.round_trip("truncated")
+    peer_log(broker, peer, r"truncated frame", mark)
+    normal.round_trip("truncated-after")
+
+
+def test_slow_loris_is_closed_while_others_are_served(broker, normal):
+    """A frame trickled one byte at a time (announcing more than will ever come) does not
+    count as activity: the connection is closed after connections.max.idle.ms. The trickle's
+    pace is the scenario itself, not a synchronisation."""
+    mark = broker.mark()
+    req = metadata_v1(6)
+    trickle = struct.pack(">i", 4096) + req[4:]
+    s, peer = connect(broker.port)
+    served = []
+    with s:
+        closed = False
+        start = time.monotonic()
+        for i in range(len(trickle)):
+            try:
+                s.sendall(trickle[i:i + 1])
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            if i == 3:
+                served.append(normal.round_trip("slow-loris"))
+            if closed_by_peer(s, timeout=0.15):
+                closed = True
+                break
+        if not closed:
+            closed = closed_by_peer(s, timeout=IDLE_MS / 1000 * 3)
+        elapsed = time.monotonic() - start
+    assert served, "the normal client was not exercised during the trickle"
+    assert closed, f"slow-loris connection still open after {elapsed:.1f}s"
+    assert elapsed >= IDLE_MS / 1000 * 0.9, f"closed after {elapsed:.1f}s, before the idle limit"
+    peer_log(broker, peer, r"idle for %d ms" % IDLE_MS, mark)
+    normal.round_trip("slow-loris-after")
+
+
+def test_many_hostile_connections_at_once(broker, normal):
+    """All the closing cases on parallel connections, and the normal client in the middle."""
+    mark = broker.mark()
+    socks = []
+    for name, (data, _) in sorted(CLOSING_CASES.items()):
+        s, peer = connect(broker.port)
+        socks.append((name, s, peer))
+    errors = []
+
+    def send(name, s):
+        try:
+            s.sendall(CLOSING_CASES[name][0])
+        except OSError as e:
+            errors.append(f"{name}: {e}")
+
+    threads = [threading.Thread(target=send, args=(n, s)) for n, s, _ in socks]
+    for t in threads:
+        t.start()
+    normal.round_trip("parallel")
+    for t in threads:
+        t.join(10)
+    for name, s, peer in socks:
+        with s:
+            assert closed_by_peer(s), f"{name}: still open"
+        peer_log(broker, peer, CLOSING_CASES[name][1], mark)
+    assert not errors, errors
+    normal.round_trip("parallel-after")
