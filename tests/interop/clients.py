@@ -49,8 +49,10 @@ class Client:
     codecs = ()        # codecs this client can produce
     read_codecs = ()   # codecs this client can consume
     lacks = {}         # codec -> why the client cannot use it
+    cannot_read = {}   # (producing client, codec) -> why this client cannot read it
     sets_timestamp = True
     null_key_and_value = True  # can send a record with neither key nor value
+    empty = True               # can send an empty (not null) key or value
 
     def __repr__(self):
         return self.name
@@ -397,6 +399,7 @@ class Kcat(Client):
     name = "kcat"
     codecs = read_codecs = ("none", "gzip", "snappy", "lz4", "zstd")
     sets_timestamp = False
+    empty = False  # -Z sends empty keys and values as null
     DELIM = "\x1f"  # key delimiter (unit separator): never part of test data
 
     def __init__(self, bootstrap):
@@ -691,6 +694,9 @@ class Platformatic(NodeClient):
     script = "platformatic.js"
     codecs = read_codecs = ("none", "gzip", "snappy", "lz4")
     lacks = {"zstd": "@platformatic/kafka uses zlib.zstdCompressSync, absent from Node 20"}
+    cannot_read = {("kafka-python", "snappy"):
+                   "@platformatic/kafka decodes raw snappy only, not the xerial framing "
+                   "kafka-python (like Java) writes: its wasm decoder traps"}
 
 
 ALL = {c.name: c for c in (Kcat, ConfluentKafka, KafkaPython, KafkaJS, Platformatic)}

@@ -207,6 +207,11 @@ def session_broker(tmp_path_factory):
     yield b
     rc = b.stop()
     assert rc == 0, f"shared broker exited {rc} at SIGTERM:\n{b.tail()}"
+    # Well-behaved real clients never make the broker warn (e.g. close a connection because a
+    # client asked for an API without a handler).
+    bad = [l for l in b.log().splitlines() if re.search(r" (WARN|ERROR) ", l)]
+    assert not bad, f"the shared broker warned {len(bad)} time(s) while serving the client " \
+                    "tests:\n" + "\n".join(bad[:30])
 
 
 @pytest.fixture

@@ -16,10 +16,11 @@ def now_ms():
 
 
 def sample_records(tag, partitions=2, per_partition=6, timestamps=True, base_ts=None,
-                   null_key_and_value=True):
+                   null_key_and_value=True, empty=True):
     """Records for every partition, in partition order, covering: keys, a null key, tombstones
     (key with a null value), a record with neither, repeated and multiple headers, non-ASCII
-    text (kafka-python cannot send a record with neither key nor value: `null_key_and_value`).
+    text, an empty (not null) key and value (kcat cannot tell them from null: `empty`;
+    kafka-python cannot send a record with neither key nor value: `null_key_and_value`).
     Headers change every 3 records (kcat takes one header set per run). Explicit
     timestamps one second apart, an hour in the past, unless `timestamps` is false."""
     base_ts = base_ts if base_ts is not None else now_ms() - 3600_000
@@ -31,6 +32,8 @@ def sample_records(tag, partitions=2, per_partition=6, timestamps=True, base_ts=
             value = None if i in (1, 4) else f"{tag}-value-{n}-\u00fc\u20ac"
             if i == 5:
                 key, value = (None, None) if null_key_and_value else (f"{tag}-k{n}", None)
+            if i == 3 and empty:
+                key, value = "", ""  # empty, not null
             headers = ([["h", "first"], ["h", "second"], ["trace", f"{tag}-{p}"]]
                        if (i // 3) % 2 == 0 else [])
             out.append({"partition": p, "key": key, "value": value, "headers": headers,
