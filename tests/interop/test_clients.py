@@ -192,6 +192,47 @@ def test_consume_from_timestamp(broker, name):
     assert_same_records(expected[5:], got, f"{name}: consumed from timestamp {query}", window)
 
 
+@pytest.mark.parametrize("name", CLIENTS)
+def test_log_append_time(broker, name):
+    """message.timestamp.type=LogAppendTime: the broker's clock replaces the producer's
+    timestamps, and every client reads the broker's."""
+    topic = unique_topic(f"lat-{name}")
+    ck = clients.ConfluentKafka(broker.bootstrap)
+    ck.create_topic(topic, 1, {"message.timestamp.type": "LogAppendTime"})
+    old = now_ms() - 86400_000
+    records = [{"partition": 0, "key": f"k{i}", "value": f"lat-{i}", "headers": [],
+                "timestamp": old + i} for i in range(5)]
+    t0 = now_ms()
+    expected = expected_records(records, ck.produce(topic, records))
+    window = (t0 - 1, now_ms() + 1)
+    got = client(name, broker).consume(topic, 0, "earliest", 5)
+    assert_same_records([dict(r, timestamp=None) for r in expected], got,
+                        f"{name}: LogAppendTime timestamps", window)
+
+
+def test_acks_zero(broker):
+    """acks=0 (no Produce response at all) from librdkafka and kafka-python: every record
+    lands, in order, and the connection keeps working for the next request."""
+    ck = clients.ConfluentKafka(broker.bootstrap)
+    kp = clients.KafkaPython(broker.bootstrap)
+    topic = unique_topic("acks0")
+    ck.create_topic(topic, 1)
+    p = ck.producer("lz4", acks=0, **{"linger.ms": 0})
+    for i in range(30):
+        p.produce(topic, value=f"ck-{i}".encode(), partition=0)
+        p.poll(0)
+    assert p.flush(15) == 0
+    kafka_p = kp.kafka.KafkaProducer(bootstrap_servers=broker.bootstrap, acks=0)
+    for i in range(30):
+        kafka_p.send(topic, value=f"kp-{i}".encode(), partition=0)
+    kafka_p.flush(15)
+    kafka_p.close(5)
+    got = ck.consume(topic, 0, "earliest", 60)
+    values = [r["value"] for r in got]
+    assert [r["offset"] for r in got] == list(range(60)), [r["offset"] for r in got]
+    assert values == [f"ck-{i}" for i in range(30)] + [f"kp-{i}" for i in range(30)], values
+
+
 # --- 1 MB records ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", CLIENTS)

@@ -108,7 +108,8 @@ async function consume (req, emit) {
               if (off < position) continue
               emit({ partition: req.partition, offset: off, key: str(r.key), value: str(r.value),
                 headers: r.headers.map(([k, v]) => [str(k), str(v)]),
-                timestamp: Number(batch.firstTimestamp + r.timestampDelta) })
+                // attributes bit 3: log-append time, the batch's max timestamp for every record
+                timestamp: Number(batch.attributes & 0x08 ? batch.maxTimestamp : batch.firstTimestamp + r.timestampDelta) })
               position = off + 1
               got++
             }
