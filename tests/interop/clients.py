@@ -75,6 +75,18 @@ class ConfluentKafka(Client):
                                  operation_timeout=10, request_timeout=15)
         fs[topic].result(timeout=STEP_TIMEOUT)  # raises KafkaException on an error
 
+    def delete_topic(self, topic):
+        from confluent_kafka.admin import AdminClient
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin.delete_topics([topic], operation_timeout=10, request_timeout=15)[topic].result(
+            timeout=STEP_TIMEOUT)
+
+    def topic_exists(self, topic):
+        """Asks without auto-creating it (librdkafka's admin metadata never creates)."""
+        from confluent_kafka.admin import AdminClient
+        md = AdminClient({"bootstrap.servers": self.bootstrap}).list_topics(timeout=10)
+        return topic in md.topics
+
     def partitions(self, topic):
         from confluent_kafka.admin import AdminClient
         md = AdminClient({"bootstrap.servers": self.bootstrap}).list_topics(topic, timeout=10)
@@ -220,6 +232,16 @@ class KafkaPython(Client):
                                                  topic_configs=dict(configs or {}))])
             errors = [(t[0], t[1]) for t in resp.topic_errors if t[1] != 0]
             assert not errors, f"kafka-python create_topics errors: {errors}"
+        finally:
+            admin.close()
+
+    def delete_topic(self, topic):
+        from kafka.admin import KafkaAdminClient
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000)
+        try:
+            resp = admin.delete_topics([topic])
+            errors = [t for t in resp.topic_error_codes if t[1] != 0]
+            assert not errors, f"kafka-python delete_topics errors: {errors}"
         finally:
             admin.close()
 
@@ -651,6 +673,9 @@ class NodeClient(Client):
     def create_topic(self, topic, partitions, configs=None):
         self._call({"op": "create", "topic": topic, "partitions": partitions,
                     "configs": dict(configs or {})})
+
+    def delete_topic(self, topic):
+        self._call({"op": "delete", "topic": topic})
 
     def partitions(self, topic):
         return self._call({"op": "partitions", "topic": topic})[0]["partitions"]

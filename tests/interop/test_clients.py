@@ -90,6 +90,27 @@ def test_create_topic(broker, name):
         assert "exist" in str(e.value).lower(), f"{name}: second create: {e.value}"
 
 
+@pytest.mark.parametrize("name", [n for n in CLIENTS if n != "kcat"])
+def test_delete_and_recreate_topic(broker, name):
+    c = client(name, broker)
+    ck = clients.ConfluentKafka(broker.bootstrap)
+    topic = unique_topic(f"del-{name}")
+    c.create_topic(topic, 2)
+    old = [{"partition": p, "key": "old", "value": f"old-{i}", "headers": [], "timestamp": None}
+           for p in (0, 1) for i in range(3)]
+    expected_records(old, ck.produce(topic, old))
+    c.delete_topic(topic)
+    wait_until(lambda: not ck.topic_exists(topic), 10, f"{topic} to disappear from metadata")
+    c.create_topic(topic, 1)
+    assert c.partitions(topic) == 1
+    new = [{"partition": 0, "key": "new", "value": "new-0", "headers": [], "timestamp": None}]
+    t0 = now_ms()
+    expected = expected_records(new, ck.produce(topic, new))
+    assert expected[0]["offset"] == 0, f"{name}: the re-created topic starts at {expected}"
+    assert_same_records(expected, c.consume(topic, 0, "earliest", 1),
+                        f"{name}: re-created topic", (t0 - 1, now_ms() + 1))
+
+
 # --- produce / consume with every codec ------------------------------------------------------
 
 @pytest.mark.parametrize("name,codec", [(n, c) for n in CLIENTS for c in CODECS

@@ -37,6 +37,10 @@ async function create (req, kafka, emit) {
   })
 }
 
+async function deleteTopic (req, kafka) {
+  await withAdmin(kafka, admin => admin.deleteTopics({ topics: [req.topic] }))
+}
+
 async function partitions (req, kafka, emit) {
   await withAdmin(kafka, async admin => {
     const md = await admin.fetchTopicMetadata({ topics: [req.topic] })
@@ -132,5 +136,5 @@ async function consume (req, kafka, emit) {
 }
 
 const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
-run({ create: withKafka(create), partitions: withKafka(partitions), produce: withKafka(produce),
+run({ create: withKafka(create), delete: withKafka(deleteTopic), partitions: withKafka(partitions), produce: withKafka(produce),
   offset: withKafka(offset), consume: withKafka(consume) })

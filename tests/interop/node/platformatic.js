@@ -20,6 +20,15 @@ async function create (req, emit) {
   }
 }
 
+async function deleteTopic (req) {
+  const admin = new Admin(base(req))
+  try {
+    await admin.deleteTopics({ topics: [req.topic] })
+  } finally {
+    await admin.close()
+  }
+}
+
 async function partitions (req, emit) {
   const admin = new Admin(base(req))
   try {
@@ -122,4 +131,4 @@ async function consume (req, emit) {
   }
 }
 
-run({ create, partitions, produce, offset, consume })
+run({ create, delete: deleteTopic, partitions, produce, offset, consume })
