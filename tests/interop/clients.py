@@ -340,26 +340,17 @@ class KafkaPython(Client):
 
 # --------------------------------------------------------------------------------------------
 class _Proc:
-    """A child process whose stdout lines are read by a thread (bounded waits on a queue)."""
+    """A child process whose stdout and stderr lines are read by threads (bounded waits)."""
 
-    def __init__(self, args, stdin_text=None, env=None):
+    def __init__(self, args):
         self.args = args
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        self.p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, cwd=ROOT)
         self.out = queue.Queue()
         self.err = []
         self.err_q = queue.Queue()
         threading.Thread(target=self._pump, args=(self.p.stdout, self.out), daemon=True).start()
         threading.Thread(target=self._pump_err, daemon=True).start()
-        if stdin_text is not None:
-            threading.Thread(target=self._feed, args=(stdin_text,), daemon=True).start()
-
-    def _feed(self, text):
-        try:
-            self.p.stdin.write(text)
-            self.p.stdin.close()
-        except BrokenPipeError:
-            pass
 
     @staticmethod
     def _pump(f, q):

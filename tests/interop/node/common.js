@@ -64,8 +64,19 @@ function headersToObject (list) {
   return out
 }
 
+// Emits one {partition, offset} per produced record: a send makes one batch per partition with
+// the records in order, so a record's offset is its partition's base offset plus its index there.
+function emitOffsets (records, baseOffsets, emit) {
+  const next = new Map([...baseOffsets].map(([p, o]) => [p, BigInt(o)]))
+  for (const r of records) {
+    const o = next.get(r.partition)
+    next.set(r.partition, o + 1n)
+    emit({ partition: r.partition, offset: Number(o) })
+  }
+}
+
 const str = b => (b === null || b === undefined) ? null : Buffer.from(b).toString('utf8')
 
 function sleep (ms) { return new Promise(resolve => setTimeout(resolve, ms)) }
 
-module.exports = { run, emit, describe, headersToObject, str, sleep }
+module.exports = { run, emit, describe, emitOffsets, headersToObject, str, sleep }

@@ -3,7 +3,7 @@
 // that its consumer runs on, through a cluster made by the Kafka object itself.
 'use strict'
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs')
-const { run, headersToObject, str } = require('./common')
+const { run, headersToObject, str, emitOffsets } = require('./common')
 
 const CODECS = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP }
 
@@ -65,13 +65,7 @@ async function produce (req, kafka, emit) {
       for (const _ of req.records) emit({ error: `${e.name}: ${e.message} (${e.type || ''})` })
       return
     }
-    // one batch per partition, records in order: offset = base offset + index in the partition
-    const next = new Map(meta.map(m => [m.partition, BigInt(m.baseOffset)]))
-    for (const r of req.records) {
-      const o = next.get(r.partition)
-      next.set(r.partition, o + 1n)
-      emit({ partition: r.partition, offset: Number(o) })
-    }
+    emitOffsets(req.records, meta.map(m => [m.partition, m.baseOffset]), emit)
   } finally {
     await producer.disconnect()
   }

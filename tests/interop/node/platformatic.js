@@ -3,7 +3,7 @@
 // "consume" uses Consumer.fetch() and listOffsets(), which never join a consumer group.
 'use strict'
 const { Admin, Producer, Consumer } = require('@platformatic/kafka')
-const { run, str, describe } = require('./common')
+const { run, str, describe, emitOffsets } = require('./common')
 
 const base = req => ({ clientId: 'interop-platformatic', bootstrapBrokers: req.brokers, retries: 3, retryDelay: 100 })
 const buf = s => (s === null || s === undefined) ? null : Buffer.from(s, 'utf8')
@@ -57,12 +57,7 @@ async function produce (req, emit) {
       for (const _ of req.records) emit({ error: detail })
       return
     }
-    const next = new Map(res.offsets.map(o => [o.partition, BigInt(o.offset)]))
-    for (const r of req.records) {
-      const o = next.get(r.partition)
-      next.set(r.partition, o + 1n)
-      emit({ partition: r.partition, offset: Number(o) })
-    }
+    emitOffsets(req.records, res.offsets.map(o => [o.partition, o.offset]), emit)
   } finally {
     await producer.close()
   }
