@@ -284,6 +284,11 @@ def test_large_records(broker, name):
     expected, window = produce_checked(c, topic2, two, big=True)
     assert_same_records(expected, c.consume(topic2, 0, "earliest", 1, big=True),
                         f"{name}: 2 MB record with max.message.bytes=3000000", window)
+    # ... and still refuses what exceeds the raised limit
+    res = c.produce(topic2, one(3_200_000, "over"), big=True)
+    assert "error" in res[0], f"{name}: a 3,200,000-byte record was accepted over " \
+                              f"max.message.bytes=3000000: {res}"
+    assert high_watermark(broker, topic2, 0) == 1, f"{name}: the refused record is in the log"
     # with the client's default (1 MB) fetch sizes too: the first batch is returned even when
     # it is larger than the fetch limits (KIP-74, Fetch v3+)
     assert_same_records(expected, c.consume(topic2, 0, "earliest", 1),
