@@ -322,3 +322,28 @@ def test_cross_client(broker, producer, codec):
         except AssertionError as e:
             failures.append(str(e))
     assert not failures, "\n".join(failures)
+
+
+def test_comparison_detects_differences():
+    """The record-for-record comparison used above fails on any single-field difference."""
+    recs = sample_records("cmp", partitions=1, per_partition=3)
+    expected = expected_records(recs, [{"partition": 0, "offset": i} for i in range(3)])
+    assert_same_records(expected, [dict(r) for r in expected], "identical")
+    mutations = {
+        "offset": lambda r: dict(r, offset=r["offset"] + 10),
+        "key": lambda r: dict(r, key="other"),
+        "value": lambda r: dict(r, value=None),
+        "headers": lambda r: dict(r, headers=list(reversed(r["headers"])) or [["x", "y"]]),
+        "timestamp": lambda r: dict(r, timestamp=r["timestamp"] + 1),
+        "partition": lambda r: dict(r, partition=1),
+    }
+    for field, mutate in mutations.items():
+        got = [dict(r) for r in expected]
+        got[0] = mutate(got[0])
+        with pytest.raises(AssertionError, match=field):
+            assert_same_records(expected, got, f"mutated {field}")
+    with pytest.raises(AssertionError, match="2 records consumed"):
+        assert_same_records(expected, expected[:2], "one missing")
+    stamped = [dict(r, timestamp=None) for r in expected]
+    with pytest.raises(AssertionError, match="outside"):
+        assert_same_records(stamped, [dict(r, timestamp=5) for r in expected], "window", (10, 20))
