@@ -12,8 +12,8 @@ namespace {
 using protocol::AlterConfigsRequest;
 using protocol::AlterConfigsResponse;
 
-ConfigChanges replacing_changes(const RequestContext& ctx, ConfigTarget target,
-                                const AlterConfigsRequest::AlterConfigsResource& r) {
+Result<ConfigChanges> replacing_changes(const RequestContext& ctx, ConfigTarget target,
+                                        const AlterConfigsRequest::AlterConfigsResource& r) {
   ConfigChanges changes;
   for (const auto& c : r.configs) changes[c.name] = c.value;  // null: back to the default
   for (const auto& [key, value] : current_overrides(ctx, target, r.resource_name)) {
@@ -22,21 +22,12 @@ ConfigChanges replacing_changes(const RequestContext& ctx, ConfigTarget target,
   return changes;
 }
 
-asio::awaitable<Status> alter_one(RequestContext& ctx, const AlterConfigsRequest::AlterConfigsResource& r,
-                                  bool validate_only) {
-  auto target = resolve_config_resource(ctx, r.resource_type, r.resource_name);
-  if (!target.ok()) co_return target.status();
-  ConfigChanges changes = replacing_changes(ctx, target.value(), r);
-  co_return co_await alter_config_resource(ctx, target.value(), r.resource_name, std::move(changes),
-                                           validate_only);
-}
-
 }  // namespace
 
 asio::awaitable<HandlerResult> handle_alter_configs(RequestContext& ctx) {
   auto req = decode_body<AlterConfigsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  auto resp = co_await alter_each_resource<AlterConfigsResponse>(ctx, req.value(), &alter_one);
+  auto resp = co_await alter_each_resource<AlterConfigsResponse>(ctx, req.value(), &replacing_changes);
   co_return respond(ctx, resp);
 }
 

@@ -40,27 +40,11 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
 // The same resource named twice in one request: Kafka answers INVALID_REQUEST for it.
 std::vector<bool> duplicated_resources(const std::vector<std::pair<int8_t, std::string>>& resources);
 
-// AlterConfigs and IncrementalAlterConfigs: one answer per resource of the request, in order,
-// from alter_one(ctx, resource, validate_only) -> awaitable<Status>.
-template <typename Resp, typename Req, typename AlterOne>
-asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, AlterOne alter_one) {
-  std::vector<std::pair<int8_t, std::string>> names;
-  for (const auto& r : req.resources) names.emplace_back(r.resource_type, r.resource_name);
-  const std::vector<bool> duplicated = duplicated_resources(names);
-  Resp resp;
-  for (size_t i = 0; i < req.resources.size(); ++i) {
-    const auto& r = req.resources[i];
-    Status s(ErrorCode::INVALID_REQUEST, "duplicate resource in the request");
-    if (!duplicated[i]) s = co_await alter_one(ctx, r, req.validate_only);
-    auto& out = resp.responses.emplace_back();
-    out.error_code = error_number(s.code());
-    out.error_message = std::nullopt;
-    if (!s.ok()) out.error_message = s.message();
-    out.resource_type = r.resource_type;
-    out.resource_name = r.resource_name;
-  }
-  co_return resp;
-}
+// AlterConfigs and IncrementalAlterConfigs: one answer per resource of the request, in order.
+// Each resource is resolved, its changes computed by changes_of(ctx, target, resource) ->
+// Result<ConfigChanges>, then applied with alter_config_resource() (declared below).
+template <typename Resp, typename Req, typename ChangesOf>
+asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, ChangesOf changes_of);
 
 struct ConfigEntry {
   std::string name;
@@ -95,5 +79,36 @@ std::optional<std::string> effective_value(const RequestContext& ctx, ConfigTarg
 asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget target,
                                               const std::string& name, ConfigChanges changes,
                                               bool validate_only);
+
+template <typename Resource, typename ChangesOf>
+asio::awaitable<Status> alter_one_resource(RequestContext& ctx, const Resource& r,
+                                           ChangesOf changes_of, bool validate_only) {
+  auto target = resolve_config_resource(ctx, r.resource_type, r.resource_name);
+  if (!target.ok()) co_return target.status();
+  auto changes = changes_of(ctx, target.value(), r);
+  if (!changes.ok()) co_return changes.status();
+  co_return co_await alter_config_resource(ctx, target.value(), r.resource_name,
+                                           std::move(changes.value()), validate_only);
+}
+
+template <typename Resp, typename Req, typename ChangesOf>
+asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, ChangesOf changes_of) {
+  std::vector<std::pair<int8_t, std::string>> names;
+  for (const auto& r : req.resources) names.emplace_back(r.resource_type, r.resource_name);
+  const std::vector<bool> duplicated = duplicated_resources(names);
+  Resp resp;
+  for (size_t i = 0; i < req.resources.size(); ++i) {
+    const auto& r = req.resources[i];
+    Status s(ErrorCode::INVALID_REQUEST, "duplicate resource in the request");
+    if (!duplicated[i]) s = co_await alter_one_resource(ctx, r, changes_of, req.validate_only);
+    auto& out = resp.responses.emplace_back();
+    out.error_code = error_number(s.code());
+    out.error_message = std::nullopt;
+    if (!s.ok()) out.error_message = s.message();
+    out.resource_type = r.resource_type;
+    out.resource_name = r.resource_name;
+  }
+  co_return resp;
+}
 
 }  // namespace mirra::server

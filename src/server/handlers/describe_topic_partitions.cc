@@ -23,6 +23,13 @@ using ResponseTopic = DescribeTopicPartitionsResponse::DescribeTopicPartitionsRe
 
 constexpr int32_t kMaxPartitionsPerResponse = 2000;
 
+DescribeTopicPartitionsResponse::Cursor cursor_at(const std::string& topic, int32_t partition) {
+  DescribeTopicPartitionsResponse::Cursor c;
+  c.topic_name = topic;
+  c.partition_index = partition;
+  return c;
+}
+
 ResponseTopic topic_error(const std::string& name, ErrorCode code) {
   ResponseTopic out;
   out.name = name;
@@ -87,7 +94,7 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
   DescribeTopicPartitionsResponse resp;
   for (const std::string& name : *names) {
     if (remaining == 0) {  // the page is full: the next one starts with this topic
-      resp.next_cursor = DescribeTopicPartitionsResponse::Cursor{name, 0, {}};
+      resp.next_cursor = cursor_at(name, 0);
       break;
     }
     const metadata::TopicInfo* topic = image.topic(name);
@@ -109,7 +116,7 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
     const int32_t end = begin + std::min(count - begin, remaining);
     add_partitions(ctx, *topic, begin, end, out);
     if (end < count) {
-      resp.next_cursor = DescribeTopicPartitionsResponse::Cursor{name, end, {}};
+      resp.next_cursor = cursor_at(name, end);
       break;
     }
     remaining -= end - begin;

@@ -1,5 +1,6 @@
 #include "server/handlers/handler_util.h"
 
+#include <map>
 #include <set>
 
 #include "cluster/metadata_store.h"

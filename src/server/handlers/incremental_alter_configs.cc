@@ -91,23 +91,12 @@ Result<ConfigChanges> changes_of(const RequestContext& ctx, ConfigTarget target,
   return changes;
 }
 
-asio::awaitable<Status> alter_one(RequestContext& ctx,
-                                  const IncrementalAlterConfigsRequest::AlterConfigsResource& r,
-                                  bool validate_only) {
-  auto target = resolve_config_resource(ctx, r.resource_type, r.resource_name);
-  if (!target.ok()) co_return target.status();
-  auto changes = changes_of(ctx, target.value(), r);
-  if (!changes.ok()) co_return changes.status();
-  co_return co_await alter_config_resource(ctx, target.value(), r.resource_name,
-                                           std::move(changes.value()), validate_only);
-}
-
 }  // namespace
 
 asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext& ctx) {
   auto req = decode_body<IncrementalAlterConfigsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  auto resp = co_await alter_each_resource<IncrementalAlterConfigsResponse>(ctx, req.value(), &alter_one);
+  auto resp = co_await alter_each_resource<IncrementalAlterConfigsResponse>(ctx, req.value(), &changes_of);
   co_return respond(ctx, resp);
 }
 

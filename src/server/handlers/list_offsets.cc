@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cluster/partition_manager.h"
+#include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -91,20 +92,15 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
     for (const auto& p : t.partitions) {
       PartitionResponse& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
-      auto part = ctx.broker->partitions->find(t.name, p.partition_index);
-      if (part == nullptr) {
-        pr.error_code = error_number(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
-        continue;
-      }
-      if (p.current_leader_epoch != -1 && p.current_leader_epoch != part->leader_epoch) {
-        pr.error_code = error_number(p.current_leader_epoch > part->leader_epoch
-                                         ? ErrorCode::UNKNOWN_LEADER_EPOCH
-                                         : ErrorCode::FENCED_LEADER_EPOCH);
+      PartitionLookup target = find_partition(ctx, t.name, p.partition_index, p.current_leader_epoch);
+      if (target.error != ErrorCode::NONE) {
+        pr.error_code = error_number(target.error);
         continue;
       }
       const int64_t ts = p.timestamp;
       auto found = co_await ctx.broker->partitions->run(
-          part, [ts, committed](storage::PartitionLog& log) { return lookup(log, ts, committed); });
+          target.partition,
+          [ts, committed](storage::PartitionLog& log) { return lookup(log, ts, committed); });
       if (!found.ok()) {
         pr.error_code = error_number(found.status().code());
         continue;

@@ -6,6 +6,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
+#include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -14,34 +15,24 @@ namespace {
 using protocol::MetadataRequest;
 using protocol::MetadataResponse;
 
-// Without ACLs every operation is allowed: READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
-// DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka's AclOperation codes as bit positions).
-constexpr int32_t kAllTopicOperations =
-    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
-
 MetadataResponse::MetadataResponseTopic describe_topic(const RequestContext& ctx,
                                                        const metadata::TopicInfo& topic,
                                                        bool include_operations) {
   MetadataResponse::MetadataResponseTopic out;
   out.name = topic.name;
   out.topic_id = topic.id;
-  out.is_internal = !topic.name.empty() && topic.name.front() == '_' &&
-                    (topic.name == "__consumer_offsets" || topic.name == "__transaction_state");
+  out.is_internal = is_internal_topic(topic.name);
   if (include_operations) out.topic_authorized_operations = kAllTopicOperations;
   for (const metadata::PartitionInfo& pi : topic.partitions) {
+    const PartitionView v = view_partition(ctx, topic.name, pi);
     MetadataResponse::MetadataResponsePartition p;
+    p.error_code = error_number(v.error);
     p.partition_index = pi.partition;
-    p.leader_id = pi.leader;
-    p.leader_epoch = pi.leader_epoch;
-    p.replica_nodes = pi.replicas;
-    p.isr_nodes = pi.replicas;
-    auto part = ctx.broker->partitions->find(topic.name, pi.partition);
-    if (part == nullptr || !part->online()) {
-      // Kafka's answer for a partition whose only replica is offline.
-      p.error_code = error_number(ErrorCode::LEADER_NOT_AVAILABLE);
-      p.leader_id = -1;
-      p.offline_replicas = pi.replicas;
-    }
+    p.leader_id = v.leader;
+    p.leader_epoch = v.leader_epoch;
+    p.replica_nodes = v.replicas;
+    p.isr_nodes = v.isr;
+    p.offline_replicas = v.offline;
     out.partitions.push_back(std::move(p));
   }
   return out;
