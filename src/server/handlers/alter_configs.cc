@@ -27,7 +27,8 @@ Result<ConfigChanges> replacing_changes(const RequestContext& ctx, ConfigTarget 
 asio::awaitable<HandlerResult> handle_alter_configs(RequestContext& ctx) {
   auto req = decode_body<AlterConfigsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  auto resp = co_await alter_each_resource<AlterConfigsResponse>(ctx, req.value(), &replacing_changes);
+  auto resp =
+      co_await alter_each_resource<AlterConfigsResponse>(ctx, req.value(), &replacing_changes);
   co_return respond(ctx, resp);
 }
 

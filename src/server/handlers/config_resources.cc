@@ -51,7 +51,8 @@ const std::vector<ServerKey>& server_keys() {
          if (c.advertised_listeners.empty()) return std::nullopt;
          return join_listeners(c.advertised_listeners);
        }},
-      {"auto.create.topics.enable", ConfigType::kBoolean, "Create unknown topics on Metadata requests.",
+      {"auto.create.topics.enable", ConfigType::kBoolean,
+       "Create unknown topics on Metadata requests.",
        [](const C& c) -> std::optional<std::string> {
          return c.auto_create_topics_enable ? "true" : "false";
        }},
@@ -63,13 +64,16 @@ const std::vector<ServerKey>& server_keys() {
        [](const C& c) -> std::optional<std::string> { return join_listeners(c.listeners); }},
       {"log.dirs", ConfigType::kString, "The directory of the partition logs and metadata.",
        [](const C& c) -> std::optional<std::string> { return c.log_dir; }},
-      {"max.connections", ConfigType::kInt, "Most client connections at once.", num(&C::max_connections)},
+      {"max.connections", ConfigType::kInt, "Most client connections at once.",
+       num(&C::max_connections)},
       {"node.id", ConfigType::kInt, "This broker's id.", num(&C::node_id)},
       {"num.io.threads", ConfigType::kInt, "Shard threads that own the partition logs.",
        num(&C::num_io_threads)},
-      {"num.network.threads", ConfigType::kInt, "Accepted for compatibility; one core thread serves the network.",
+      {"num.network.threads", ConfigType::kInt,
+       "Accepted for compatibility; one core thread serves the network.",
        num(&C::num_network_threads)},
-      {"num.partitions", ConfigType::kInt, "Partition count of new topics.", num(&C::num_partitions)},
+      {"num.partitions", ConfigType::kInt, "Partition count of new topics.",
+       num(&C::num_partitions)},
       {"socket.request.max.bytes", ConfigType::kInt, "Largest request frame.",
        num(&C::socket_request_max_bytes)},
   };
@@ -150,9 +154,10 @@ std::vector<ConfigEntry> this_broker_entries(const RequestContext& ctx) {
   for (const ServerKey& k : server_keys()) {
     const std::string key(k.name);
     auto it = statics.find(key);
-    ConfigEntry e = it != statics.end()
-                        ? single_source_entry(key, it->second, ConfigSource::kStaticBroker)
-                        : single_source_entry(key, k.render(*ctx.broker->config), ConfigSource::kDefault);
+    ConfigEntry e =
+        it != statics.end()
+            ? single_source_entry(key, it->second, ConfigSource::kStaticBroker)
+            : single_source_entry(key, k.render(*ctx.broker->config), ConfigSource::kDefault);
     e.type = k.type;
     e.doc = k.doc;
     entries.try_emplace(key, std::move(e));
@@ -175,15 +180,16 @@ Status validate_broker_change(const RequestContext& ctx, const std::string& key,
     if (is_known_broker_key(ctx, key)) {
       return Status(ErrorCode::INVALID_REQUEST,
                     fmt::format("Cannot update these configs dynamically: {} (only topic defaults "
-                                "such as log.retention.ms are dynamic)", key));
+                                "such as log.retention.ms are dynamic)",
+                                key));
     }
     return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown broker config {}", key));
   }
   if (!value) return Status::OK();
   Status s = cluster::validate_topic_config(std::string(def->name), *value);
   if (!s.ok()) {
-    return Status(s.code(), fmt::format("broker config {} (the default of {}): {}", key,
-                                        def->name, s.message()));
+    return Status(s.code(), fmt::format("broker config {} (the default of {}): {}", key, def->name,
+                                        s.message()));
   }
   return Status::OK();
 }
@@ -211,7 +217,8 @@ asio::awaitable<Status> alter_broker_defaults(RequestContext& ctx, const ConfigC
     return out;
   };
   cluster::PartitionManager* partitions = ctx.broker->partitions;
-  auto after = [&changes, partitions](const metadata::MetadataImage& image) -> asio::awaitable<void> {
+  auto after = [&changes,
+                partitions](const metadata::MetadataImage& image) -> asio::awaitable<void> {
     MIRRA_LOG_INFO("cluster-wide broker config: {}", describe_changes(changes));
     // The manager resolves defaults through the image it was given: every topic's logs get
     // their new effective config, overrides still winning.
@@ -244,18 +251,21 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
     }
     const int32_t node_id = ctx.broker->config->node_id;
     if (id != node_id) {
-      return Status(ErrorCode::INVALID_REQUEST,
-                    fmt::format("unexpected broker id, expected {} or empty string, but received {}",
-                                node_id, name));
+      return Status(
+          ErrorCode::INVALID_REQUEST,
+          fmt::format("unexpected broker id, expected {} or empty string, but received {}", node_id,
+                      name));
     }
     return ConfigTarget::kThisBroker;
   }
   return Status(ErrorCode::INVALID_REQUEST,
                 fmt::format("unsupported resource type {} (Mirra has configs for topics (2) and "
-                            "brokers (4))", type));
+                            "brokers (4))",
+                            type));
 }
 
-std::vector<bool> duplicated_resources(const std::vector<std::pair<int8_t, std::string>>& resources) {
+std::vector<bool> duplicated_resources(
+    const std::vector<std::pair<int8_t, std::string>>& resources) {
   std::map<std::pair<int8_t, std::string>, int> count;
   for (const auto& r : resources) ++count[r];
   std::vector<bool> out;
@@ -267,9 +277,15 @@ std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, Conf
                                                  const std::string& name) {
   std::vector<ConfigEntry> out;
   switch (target) {
-    case ConfigTarget::kTopic: out = topic_entries(ctx, name); break;
-    case ConfigTarget::kBrokerDefault: out = broker_default_entries(ctx); break;
-    case ConfigTarget::kThisBroker: out = this_broker_entries(ctx); break;
+    case ConfigTarget::kTopic:
+      out = topic_entries(ctx, name);
+      break;
+    case ConfigTarget::kBrokerDefault:
+      out = broker_default_entries(ctx);
+      break;
+    case ConfigTarget::kThisBroker:
+      out = this_broker_entries(ctx);
+      break;
   }
   for (ConfigEntry& e : out) {
     if (!is_sensitive(e.name)) continue;

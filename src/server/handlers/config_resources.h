@@ -38,13 +38,15 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
                                              const std::string& name);
 
 // The same resource named twice in one request: Kafka answers INVALID_REQUEST for it.
-std::vector<bool> duplicated_resources(const std::vector<std::pair<int8_t, std::string>>& resources);
+std::vector<bool> duplicated_resources(
+    const std::vector<std::pair<int8_t, std::string>>& resources);
 
 // AlterConfigs and IncrementalAlterConfigs: one answer per resource of the request, in order.
 // Each resource is resolved, its changes computed by changes_of(ctx, target, resource) ->
 // Result<ConfigChanges>, then applied with alter_config_resource() (declared below).
 template <typename Resp, typename Req, typename ChangesOf>
-asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, ChangesOf changes_of);
+asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req,
+                                          ChangesOf changes_of);
 
 struct ConfigEntry {
   std::string name;
@@ -92,7 +94,8 @@ asio::awaitable<Status> alter_one_resource(RequestContext& ctx, const Resource& 
 }
 
 template <typename Resp, typename Req, typename ChangesOf>
-asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req, ChangesOf changes_of) {
+asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req,
+                                          ChangesOf changes_of) {
   std::vector<std::pair<int8_t, std::string>> names;
   for (const auto& r : req.resources) names.emplace_back(r.resource_type, r.resource_name);
   const std::vector<bool> duplicated = duplicated_resources(names);

@@ -24,16 +24,18 @@ Status invalid_assignment(std::string message) {
   return Status(ErrorCode::INVALID_REPLICA_ASSIGNMENT, std::move(message));
 }
 
-Status check_assignments(const RequestContext& ctx, const CreatePartitionsRequest::CreatePartitionsTopic& t) {
+Status check_assignments(const RequestContext& ctx,
+                         const CreatePartitionsRequest::CreatePartitionsTopic& t) {
   if (!t.assignments) return Status::OK();
   const metadata::TopicInfo* topic = ctx.broker->metadata->image().topic(t.name);
   if (topic == nullptr) return Status::OK();  // create_partitions names the missing topic
-  const int64_t adding = static_cast<int64_t>(t.count) - static_cast<int64_t>(topic->partitions.size());
+  const int64_t adding =
+      static_cast<int64_t>(t.count) - static_cast<int64_t>(topic->partitions.size());
   if (adding <= 0) return Status::OK();  // create_partitions explains why the count is wrong
   if (static_cast<int64_t>(t.assignments->size()) != adding) {
-    return invalid_assignment(fmt::format(
-        "topic \"{}\": {} partition(s) would be added but {} assignment(s) were given", t.name,
-        adding, t.assignments->size()));
+    return invalid_assignment(
+        fmt::format("topic \"{}\": {} partition(s) would be added but {} assignment(s) were given",
+                    t.name, adding, t.assignments->size()));
   }
   const size_t rf = topic->partitions.empty() ? 1 : topic->partitions.front().replicas.size();
   const int32_t node_id = ctx.broker->config->node_id;
@@ -41,14 +43,16 @@ Status check_assignments(const RequestContext& ctx, const CreatePartitionsReques
     if (a.broker_ids.size() != rf) {
       return invalid_assignment(fmt::format(
           "topic \"{}\": an assignment lists {} replica(s), inconsistent with the topic's "
-          "replication factor {}", t.name, a.broker_ids.size(), rf));
+          "replication factor {}",
+          t.name, a.broker_ids.size(), rf));
     }
     std::set<int32_t> seen;
     for (int32_t id : a.broker_ids) {
       if (id != node_id) {
         return invalid_assignment(fmt::format(
             "topic \"{}\": the assignment names broker {}, which does not exist (this cluster "
-            "has only broker {})", t.name, id, node_id));
+            "has only broker {})",
+            t.name, id, node_id));
       }
       if (!seen.insert(id).second) {
         return invalid_assignment(

@@ -57,7 +57,8 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
       }
       const int64_t requested = p.offset;
       auto start = co_await ctx.broker->partitions->run(
-          found.partition, [requested](storage::PartitionLog& log) { return delete_below(log, requested); });
+          found.partition,
+          [requested](storage::PartitionLog& log) { return delete_below(log, requested); });
       if (!start.ok()) {
         pr.error_code = error_number(start.status().code());
         MIRRA_LOG_INFO("{}-{}: records not deleted: {}", t.name, p.partition_index,

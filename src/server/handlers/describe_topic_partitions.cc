@@ -40,14 +40,16 @@ ResponseTopic topic_error(const std::string& name, ErrorCode code) {
 // A refused request: every topic it names carries the error, as Kafka's error response does.
 DescribeTopicPartitionsResponse refuse(const DescribeTopicPartitionsRequest& req) {
   DescribeTopicPartitionsResponse resp;
-  for (const auto& t : req.topics) resp.topics.push_back(topic_error(t.name, ErrorCode::INVALID_REQUEST));
+  for (const auto& t : req.topics)
+    resp.topics.push_back(topic_error(t.name, ErrorCode::INVALID_REQUEST));
   return resp;
 }
 
 void add_partitions(const RequestContext& ctx, const metadata::TopicInfo& topic, int32_t begin,
                     int32_t end, ResponseTopic& out) {
   for (int32_t i = begin; i < end; ++i) {
-    const PartitionView v = view_partition(ctx, topic.name, topic.partitions[static_cast<size_t>(i)]);
+    const PartitionView v =
+        view_partition(ctx, topic.name, topic.partitions[static_cast<size_t>(i)]);
     auto& p = out.partitions.emplace_back();
     p.error_code = error_number(v.error);
     p.partition_index = i;
@@ -111,8 +113,8 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
     out.is_internal = is_internal_topic(name);
     out.topic_authorized_operations = kAllTopicOperations;
     const int32_t count = static_cast<int32_t>(topic->partitions.size());
-    const int32_t begin =
-        std::min(count, req->cursor && req->cursor->topic_name == name ? req->cursor->partition_index : 0);
+    const int32_t begin = std::min(
+        count, req->cursor && req->cursor->topic_name == name ? req->cursor->partition_index : 0);
     const int32_t end = begin + std::min(count - begin, remaining);
     add_partitions(ctx, *topic, begin, end, out);
     if (end < count) {

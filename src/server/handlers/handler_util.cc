@@ -33,7 +33,8 @@ PartitionLookup find_partition(const RequestContext& ctx, std::string_view topic
 namespace {
 
 void add_topic(const RequestContext& ctx, const metadata::TopicInfo& topic,
-               const std::optional<std::vector<int32_t>>& indexes, std::vector<TopicPartitions>& out) {
+               const std::optional<std::vector<int32_t>>& indexes,
+               std::vector<TopicPartitions>& out) {
   TopicPartitions tp;
   tp.topic = topic.name;
   std::set<int32_t> wanted;
@@ -47,8 +48,8 @@ void add_topic(const RequestContext& ctx, const metadata::TopicInfo& topic,
 
 }  // namespace
 
-std::vector<TopicPartitions> select_partitions(const RequestContext& ctx,
-                                               const std::optional<std::vector<TopicSelection>>& topics) {
+std::vector<TopicPartitions> select_partitions(
+    const RequestContext& ctx, const std::optional<std::vector<TopicSelection>>& topics) {
   const metadata::MetadataImage& image = ctx.broker->metadata->image();
   std::vector<TopicPartitions> out;
   if (!topics) {

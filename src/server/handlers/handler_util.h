@@ -56,8 +56,8 @@ struct TopicSelection {
 };
 // Every existing partition of the selected topics (every topic when `topics` is null), in
 // topic-name then partition order; names and indexes that do not exist are left out.
-std::vector<TopicPartitions> select_partitions(const RequestContext& ctx,
-                                               const std::optional<std::vector<TopicSelection>>& topics);
+std::vector<TopicPartitions> select_partitions(
+    const RequestContext& ctx, const std::optional<std::vector<TopicSelection>>& topics);
 
 // A partition as Metadata and DescribeTopicPartitions show it: a partition whose log is
 // offline has no leader (LEADER_NOT_AVAILABLE) and its replica listed offline.

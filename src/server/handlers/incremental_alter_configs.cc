@@ -68,7 +68,8 @@ Result<ConfigChanges> changes_of(const RequestContext& ctx, ConfigTarget target,
     switch (c.config_operation) {
       case kSet:
         if (!c.value) {
-          return Status(ErrorCode::INVALID_REQUEST, fmt::format("null value for config {}", c.name));
+          return Status(ErrorCode::INVALID_REQUEST,
+                        fmt::format("null value for config {}", c.name));
         }
         changes[c.name] = c.value;
         break;
@@ -83,9 +84,9 @@ Result<ConfigChanges> changes_of(const RequestContext& ctx, ConfigTarget target,
         break;
       }
       default:
-        return Status(ErrorCode::INVALID_REQUEST,
-                      fmt::format("unknown config operation {} for config {}", c.config_operation,
-                                  c.name));
+        return Status(
+            ErrorCode::INVALID_REQUEST,
+            fmt::format("unknown config operation {} for config {}", c.config_operation, c.name));
     }
   }
   return changes;
@@ -96,7 +97,8 @@ Result<ConfigChanges> changes_of(const RequestContext& ctx, ConfigTarget target,
 asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext& ctx) {
   auto req = decode_body<IncrementalAlterConfigsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  auto resp = co_await alter_each_resource<IncrementalAlterConfigsResponse>(ctx, req.value(), &changes_of);
+  auto resp =
+      co_await alter_each_resource<IncrementalAlterConfigsResponse>(ctx, req.value(), &changes_of);
   co_return respond(ctx, resp);
 }
 
