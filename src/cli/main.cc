@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "protocol/api_table.h"
 #include "protocol/api_visit.h"
 #include "protocol/frame.h"
@@ -75,16 +76,27 @@ int main(int argc, char** argv) {
   server->add_option("config", config_path, "server.properties file (default: built-in defaults)");
   server->add_option("--override", overrides, "key=value, overriding the file (repeatable)")
       ->allow_extra_args(false);
+  mirra::cli::CommandResult client_command;
+  mirra::cli::add_topics_command(app, client_command);
+  mirra::cli::add_produce_command(app, client_command);
+  mirra::cli::add_consume_command(app, client_command);
   try {
-    app.parse(argc, argv);
+    app.parse(argc, argv);  // client subcommands run from their callbacks
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;
+    // One line, as every other error of the tool.
+    fmt::print(stderr, "mirra: {}\n", e.what());
+    return 1;
   }
+  if (client_command.exit_code != 0) return client_command.exit_code;
   if (*versions) return mirra::cli::print_api_versions();
   if (*decode) return mirra::cli::decode_frame(frame_path);
   if (*server) {
     return mirra::server::run_server_command(
         config_path.empty() ? std::nullopt : std::optional<std::string>(config_path), overrides);
   }
-  return 1;
+  return 0;  // a client subcommand ran and succeeded
 }

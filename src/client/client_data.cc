@@ -150,9 +150,10 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
 
 asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
     std::vector<OffsetQuery> queries, IsolationLevel isolation) {
-  auto send_group = [this, &queries, isolation](
-                        BrokerConnection& conn, const std::vector<size_t>& indexes,
-                        std::vector<PartitionOffset>& out) -> asio::awaitable<Status> {
+  // One request for `indexes`; false when the answer is unusable as a whole.
+  auto ask = [this, &queries, isolation](BrokerConnection& conn, const std::vector<size_t>& indexes,
+                                         std::vector<PartitionOffset>& out)
+      -> asio::awaitable<Result<bool>> {
     using Req = protocol::ListOffsetsRequest;
     Req req;
     req.replica_id = -1;
@@ -166,7 +167,10 @@ asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
           .partitions.push_back(p);
     }
     auto reply = co_await conn.send(req);
-    if (!reply.ok()) co_return reply.status();
+    if (!reply.ok()) {
+      if (reply.status().code() == ErrorCode::CORRUPT_MESSAGE && conn.is_open()) co_return false;
+      co_return reply.status();
+    }
     IndexMap pending = index_of(queries, indexes);
     for (const auto& t : reply->body.topics) {
       for (const auto& p : t.partitions) {
@@ -180,7 +184,23 @@ asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
         pending.erase(it);
       }
     }
+    if (!pending.empty() && indexes.size() > 1) co_return false;
     for (auto& [tp, i] : pending) out[i].status = missing_answer("ListOffsets", tp, conn);
+    co_return true;
+  };
+  // librdkafka 2.0's mock broker garbles ListOffsets v4+ answers for several partitions (four
+  // stray bytes after each leader epoch); such an answer is asked again partition by partition.
+  auto send_group = [&ask](BrokerConnection& conn, const std::vector<size_t>& indexes,
+                           std::vector<PartitionOffset>& out) -> asio::awaitable<Status> {
+    auto whole = co_await ask(conn, indexes, out);
+    if (!whole.ok()) co_return whole.status();
+    if (whole.value()) co_return Status::OK();
+    for (size_t i : indexes) {
+      const std::vector<size_t> single(1, i);  // named: g++ 12 and braces inside co_await
+      auto one = co_await ask(conn, single, out);
+      if (!one.ok()) co_return one.status();
+      if (!one.value()) out[i].status = missing_answer("ListOffsets", out[i].tp, conn);
+    }
     co_return Status::OK();
   };
   co_return co_await route<PartitionOffset>(queries, send_group);

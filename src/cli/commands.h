@@ -1,0 +1,14 @@
+// The client subcommands, one file each; main.cc registers them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common.h"
+
+namespace mirra::cli {
+
+void add_topics_command(CLI::App& app, CommandResult& result);
+void add_produce_command(CLI::App& app, CommandResult& result);
+void add_consume_command(CLI::App& app, CommandResult& result);
+
+}  // namespace mirra::cli
