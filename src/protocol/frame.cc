@@ -47,8 +47,12 @@ Result<RequestEnvelope> decode_request_envelope(std::span<const uint8_t> frame) 
   return env;
 }
 
-void patch_frame_size(Bytes& out) {
-  const auto size = static_cast<uint32_t>(out.size() - kFrameSizeBytes);
+void patch_frame_size(Bytes& out) { patch_frame_size(out, {}); }
+
+void patch_frame_size(Bytes& out, const std::vector<Splice>& splices) {
+  size_t total = out.size() - kFrameSizeBytes;
+  for (const Splice& s : splices) total += s.size;
+  const auto size = static_cast<uint32_t>(total);
   out[0] = static_cast<uint8_t>(size >> 24);
   out[1] = static_cast<uint8_t>(size >> 16);
   out[2] = static_cast<uint8_t>(size >> 8);

@@ -32,6 +32,8 @@ Result<RequestEnvelope> decode_request_envelope(std::span<const uint8_t> frame);
 
 // Writes out.size() - 4 into the first four bytes.
 void patch_frame_size(Bytes& out);
+// The same for a frame with holes: the size counts the spliced bytes too.
+void patch_frame_size(Bytes& out, const std::vector<Splice>& splices);
 
 // Appends a message to `out` with exactly one reservation.
 template <typename M>
@@ -68,6 +70,26 @@ Bytes encode_response_frame(int32_t correlation_id, int16_t version, const M& bo
   ResponseHeader header;
   header.correlation_id = correlation_id;
   return encode_frame(header, api ? response_header_version(*api, version) : 0, body, version);
+}
+
+// A response frame whose external records views are left as holes (zero-copy fetch).
+struct SplicedFrame {
+  Bytes bytes;
+  std::vector<Splice> splices;
+};
+
+template <typename M>
+SplicedFrame encode_response_frame_spliced(int32_t correlation_id, int16_t version, const M& body) {
+  const ApiInfo* api = find_api(M::kApiKey);
+  ResponseHeader header;
+  header.correlation_id = correlation_id;
+  SplicedFrame f;
+  f.bytes.resize(kFrameSizeBytes);
+  append_message(f.bytes, header, api ? response_header_version(*api, version) : 0);
+  Writer w(f.bytes, &f.splices);
+  body.encode(w, version);
+  patch_frame_size(f.bytes, f.splices);
+  return f;
 }
 
 }  // namespace mirra::protocol

@@ -1,5 +1,8 @@
 #include "protocol/wire.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <bit>
 
 namespace mirra::protocol {
@@ -199,6 +202,14 @@ void Writer::write_nullable_bytes(bool compact, const std::optional<Bytes>& b) {
 
 void Writer::write_records(bool compact, const RecordsView& r) {
   write_array_length(compact, static_cast<int32_t>(r.size));
+  if (r.external != nullptr) {
+    if (splices_ == nullptr) {
+      std::fprintf(stderr, "Writer: external records without a splice list\n");
+      std::abort();
+    }
+    splices_->push_back(Splice{out_.size(), r.external, r.size});
+    return;
+  }
   if (r.size > 0) write_raw(r.data, r.size);
 }
 

@@ -31,9 +31,14 @@ using Bytes = std::vector<uint8_t>;
 struct RecordsView {
   const uint8_t* data = nullptr;
   size_t size = 0;
+  // Zero-copy sends: when set, the bytes are not in memory (data is null) but described by
+  // this object, which only the frame's sender understands (the broker's fetch path: a list
+  // of file ranges). A Writer with a splice list leaves a hole for them (see Splice).
+  const void* external = nullptr;
 
   std::span<const uint8_t> span() const { return {data, size}; }
   bool operator==(const RecordsView& o) const {
+    if (external != nullptr || o.external != nullptr) return external == o.external && size == o.size;
     return size == o.size && (size == 0 || std::memcmp(data, o.data, size) == 0);
   }
 };
@@ -123,9 +128,20 @@ class Reader {
 
 // Appends to a buffer; encode_message() reserves the message's size() first, so encoding never
 // reallocates.
+// A hole in an encoded message where `size` bytes described by `source` (a RecordsView's
+// external object) belong; `at` is the byte position in the output where they go.
+struct Splice {
+  size_t at = 0;
+  const void* source = nullptr;
+  size_t size = 0;
+};
+
 class Writer {
  public:
-  explicit Writer(Bytes& out) : out_(out) {}
+  // With `splices`, records views with an external source are written as holes listed there;
+  // without, such a view is a programming error.
+  explicit Writer(Bytes& out, std::vector<Splice>* splices = nullptr)
+      : out_(out), splices_(splices) {}
 
   size_t written() const { return out_.size(); }
 
@@ -162,6 +178,7 @@ class Writer {
   }
 
   Bytes& out_;
+  std::vector<Splice>* splices_ = nullptr;
 };
 
 // The value of an optional, or an empty value: what a nullable field encodes as in a version

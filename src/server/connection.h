@@ -55,6 +55,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Reads one frame into `frame`; a non-OK Status says why reading ends (empty message: EOF).
   asio::awaitable<Status> read_frame(protocol::Bytes& frame);
   void dispatch(protocol::Bytes frame);
+  asio::awaitable<Status> write_response(const Response& r);
+  asio::awaitable<Status> write_bytes(std::span<const uint8_t> bytes);
+  asio::awaitable<Status> send_file(const storage::FileSlice& slice);
   void end_reading(std::string reason);
 
   asio::ip::tcp::socket socket_;

@@ -47,7 +47,7 @@ Status close_because(std::string message) {
 
 // The KIP-511 answer, as a "handler" so that it travels the same path as every response.
 asio::awaitable<HandlerResult> answer_unsupported_api_versions(RequestContext& ctx) {
-  co_return api_versions_unsupported_response(ctx.header.correlation_id);
+  co_return Response(api_versions_unsupported_response(ctx.header.correlation_id));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "protocol/frame.h"
 #include "base/asio.h"
 #include "server/config.h"
+#include "server/response.h"
 
 namespace mirra::cluster {
 class MetadataStore;
@@ -81,9 +82,10 @@ struct RequestContext {
   const AdvertisedEndpoint& endpoint() const;
 };
 
-// A complete response frame (size prefix included), or a Status whose message says why the
-// connection must close instead (logged with the client address).
-using HandlerResult = Result<protocol::Bytes>;
+// A response (server/response.h), or a Status whose message says why the connection must
+// close instead (logged with the client address). An empty response writes nothing (Produce
+// with acks=0).
+using HandlerResult = Result<Response>;
 using Handler = asio::awaitable<HandlerResult> (*)(RequestContext&);
 
 // Decodes the body as the handler's request type. Trailing bytes after a valid body are
@@ -98,8 +100,18 @@ Result<Req> decode_body(const RequestContext& ctx) {
 }
 
 template <typename Resp>
-protocol::Bytes respond(const RequestContext& ctx, const Resp& resp) {
+Response respond(const RequestContext& ctx, const Resp& resp) {
   return protocol::encode_response_frame(ctx.header.correlation_id, ctx.api_version, resp);
+}
+
+// A response whose external records views (RecordsView::external, FileSliceLists owned by
+// keep_alive) are sent from their files.
+template <typename Resp>
+Response respond_spliced(const RequestContext& ctx, const Resp& resp,
+                         std::shared_ptr<const void> keep_alive) {
+  return Response(protocol::encode_response_frame_spliced(ctx.header.correlation_id,
+                                                          ctx.api_version, resp),
+                  std::move(keep_alive));
 }
 
 }  // namespace mirra::server

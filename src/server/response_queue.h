@@ -16,12 +16,12 @@
 #include <optional>
 #include <string>
 
-#include "protocol/wire.h"
+#include "server/response.h"
 
 namespace mirra::server {
 
 struct ResponseEntry {
-  protocol::Bytes frame;     // the response to write, if close is false
+  Response response;         // the response to write, if close is false
   bool close = false;        // close the connection here (after every earlier response)
   std::string close_reason;  // empty: the client closed, nothing worth a warning
 };
@@ -45,7 +45,7 @@ class ResponseQueue {
     if (seq < head_seq_ || seq >= next_seq_) return;
     auto& slot = slots_[seq - head_seq_];
     if (slot) return;
-    bytes_ += entry.frame.size();
+    bytes_ += entry.response.size();
     slot = std::move(entry);
   }
   bool head_ready() const { return !slots_.empty() && slots_.front().has_value(); }
@@ -54,7 +54,7 @@ class ResponseQueue {
     ResponseEntry e = std::move(*slots_.front());
     slots_.pop_front();
     ++head_seq_;
-    bytes_ -= e.frame.size();
+    bytes_ -= e.response.size();
     return e;
   }
 

@@ -180,9 +180,13 @@ int64_t ReadResult::total_bytes() const {
   return n;
 }
 
-Status ReadResult::copy_to(std::vector<uint8_t>& out) const {
+int FileSlice::fd() const { return file->fd(); }
+
+Status copy_slices(std::span<const FileSlice> slices, std::vector<uint8_t>& out) {
   const size_t start = out.size();
-  out.resize(start + static_cast<size_t>(total_bytes()));
+  int64_t total = 0;
+  for (const FileSlice& slice : slices) total += slice.size;
+  out.resize(start + static_cast<size_t>(total));
   size_t at = start;
   for (const FileSlice& slice : slices) {
     std::span<uint8_t> dest(out.data() + at, static_cast<size_t>(slice.size));

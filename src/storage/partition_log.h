@@ -32,7 +32,12 @@ struct FileSlice {
   std::shared_ptr<const SegmentFile> file;
   int64_t position = 0;
   int64_t size = 0;
+
+  int fd() const;  // for sendfile(2)
 };
+
+// Appends the slices' bytes to `out` (pread; blocks on disk, so not on a network thread).
+Status copy_slices(std::span<const FileSlice> slices, std::vector<uint8_t>& out);
 
 // What the log directory's checkpoint files say about this partition (see checkpoint.h): the
 // broker reads them once per log dir and hands each partition its values.
@@ -65,8 +70,7 @@ struct ReadResult {
   int64_t log_start_offset = -1;
   int64_t log_end_offset = -1;
   int64_t total_bytes() const;
-  // Appends the slices' bytes to `out` (pread; blocks on disk, so not on a network thread).
-  Status copy_to(std::vector<uint8_t>& out) const;
+  Status copy_to(std::vector<uint8_t>& out) const { return copy_slices(slices, out); }
 };
 
 class PartitionLog {

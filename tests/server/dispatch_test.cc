@@ -55,7 +55,7 @@ TEST(Dispatch, ApiVersionsEveryVersion) {
     req.client_software_version = "1";
     auto r = run(request(v, req));
     ASSERT_TRUE(r.ok()) << r.status().to_string();
-    auto resp = decode_api_versions(r.value(), v);
+    auto resp = decode_api_versions(r.value().bytes, v);
     EXPECT_EQ(resp.error_code, 0);
     EXPECT_EQ(resp.api_keys.size(), handled_api_count());
     EXPECT_EQ(resp.api_keys[0].api_key, 0);  // Produce, from v0
@@ -75,7 +75,7 @@ TEST(Dispatch, ApiVersionsAboveRangeGetsKip511Answer) {
   // Header v2 (empty tagged fields) and a body this build cannot know.
   auto r = run(raw_request(18, 0, 99, {0, 1, 2, 3}));
   ASSERT_TRUE(r.ok());
-  auto resp = decode_api_versions(r.value(), 0);
+  auto resp = decode_api_versions(r.value().bytes, 0);
   EXPECT_EQ(resp.error_code, 35);
   EXPECT_EQ(resp.api_keys.size(), handled_api_count());
 }

@@ -5,7 +5,7 @@
 namespace mirra::server {
 namespace {
 
-ResponseEntry frame(uint8_t b) { return ResponseEntry{{b}, false, {}}; }
+ResponseEntry frame(uint8_t b) { return ResponseEntry{Response(protocol::Bytes{b}), false, {}}; }
 
 TEST(ResponseQueue, LaterCompletionsWaitForTheHead) {
   ResponseQueue q(8, 1 << 20);
@@ -16,7 +16,7 @@ TEST(ResponseQueue, LaterCompletionsWaitForTheHead) {
   q.complete(a, frame(1));
   for (uint8_t want = 1; want <= 3; ++want) {
     ASSERT_TRUE(q.head_ready());
-    EXPECT_EQ(q.pop().frame[0], want);
+    EXPECT_EQ(q.pop().response.bytes[0], want);
   }
   EXPECT_TRUE(q.empty());
 }
@@ -29,7 +29,7 @@ TEST(ResponseQueue, BoundedByEntriesAndBytes) {
   EXPECT_TRUE(q.full());
   ResponseQueue bytes(100, 4);
   const uint64_t s = bytes.push();
-  bytes.complete(s, ResponseEntry{{1, 2, 3, 4}, false, {}});
+  bytes.complete(s, ResponseEntry{Response(protocol::Bytes{1, 2, 3, 4}), false, {}});
   EXPECT_TRUE(bytes.full());
   bytes.pop();
   EXPECT_FALSE(bytes.full());
@@ -41,7 +41,7 @@ TEST(ResponseQueue, StaleOrDuplicateCompletionsAreIgnored) {
   q.complete(a, frame(1));
   q.complete(a, frame(9));
   q.complete(a + 5, frame(9));
-  EXPECT_EQ(q.pop().frame[0], 1);
+  EXPECT_EQ(q.pop().response.bytes[0], 1);
   q.complete(a, frame(9));
   EXPECT_TRUE(q.empty());
 }

@@ -30,8 +30,9 @@ struct Target {
   SessionPartition request;                   // offsets and limits to use
   std::shared_ptr<cluster::Partition> part;
   ErrorCode error = ErrorCode::NONE;
-  // Read result.
-  std::vector<uint8_t> records;
+  // Read result: whole batches, sent from their segment files (zero copy).
+  FileSliceList records;
+  int64_t record_bytes = 0;
   std::vector<storage::AbortedTxn> aborted;
   cluster::PartitionOffsets offsets;
 };
@@ -40,7 +41,8 @@ struct ReadOut {
   ReadOut() = default;
   ReadOut(Status s) : status(std::move(s)) {}  // NOLINT: PartitionManager::run's error path
   Status status = Status::OK();
-  std::vector<uint8_t> records;
+  FileSliceList records;
+  int64_t record_bytes = 0;
   std::vector<storage::AbortedTxn> aborted;
 };
 
@@ -102,7 +104,7 @@ ErrorCode plan(RequestContext& ctx, const FetchRequest& req, std::vector<Target>
     for (const auto& p : t.partitions) {
       const SessionPartitionKey key = key_of(ctx, t, p.partition);
       if (session == nullptr) {
-        targets.push_back(Target{key, nullptr, from_request(p), nullptr, ErrorCode::NONE, {}, {}, {}});
+        targets.push_back(Target{key, nullptr, from_request(p), nullptr, ErrorCode::NONE, {}, 0, {}, {}});
         continue;
       }
       SessionPartition& sp = session->partitions[key];
@@ -123,7 +125,7 @@ ErrorCode plan(RequestContext& ctx, const FetchRequest& req, std::vector<Target>
       }
     }
     for (auto& [key, sp] : session->partitions) {
-      targets.push_back(Target{key, &sp, sp, nullptr, ErrorCode::NONE, {}, {}, {}});
+      targets.push_back(Target{key, &sp, sp, nullptr, ErrorCode::NONE, {}, 0, {}, {}});
     }
     session->next_epoch = full ? 1 : req.session_epoch + 1;
   }
@@ -139,6 +141,7 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
   int64_t total = 0;
   for (Target& t : targets) {
     t.records.clear();
+    t.record_bytes = 0;
     t.aborted.clear();
     if (t.error != ErrorCode::NONE && t.error != ErrorCode::OFFSET_OUT_OF_RANGE &&
         t.error != ErrorCode::KAFKA_STORAGE_ERROR) {
@@ -156,15 +159,17 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
             r.status = read.status();
             return r;
           }
-          r.status = read->copy_to(r.records);
+          r.record_bytes = read->total_bytes();
+          r.records = std::move(read->slices);
           r.aborted = std::move(read->aborted);
           return r;
         });
     t.offsets = t.part->offsets;
     t.error = out.status.ok() ? ErrorCode::NONE : out.status.code();
     t.records = std::move(out.records);
+    t.record_bytes = out.record_bytes;
     t.aborted = std::move(out.aborted);
-    total += static_cast<int64_t>(t.records.size());
+    total += t.record_bytes;
   }
   co_return total;
 }
@@ -197,14 +202,16 @@ FetchResponse::PartitionData partition_data(const Target& t) {
     pd.aborted_transactions.emplace();
     for (const auto& a : t.aborted) pd.aborted_transactions->push_back({a.producer_id, a.first_offset, {}});
   }
-  pd.records = protocol::RecordsView{t.records.data(), t.records.size()};
+  // t.records outlives the response: the handler hands `targets` to the response's keep_alive.
+  pd.records = protocol::RecordsView{nullptr, static_cast<size_t>(t.record_bytes),
+                                     t.record_bytes > 0 ? &t.records : nullptr};
   return pd;
 }
 
 // In an incremental response a partition appears only when there is news for its client.
 bool has_news(const Target& t) {
   const SessionPartition* s = t.session_state;
-  return s == nullptr || !s->ever_sent || t.error != ErrorCode::NONE || !t.records.empty() ||
+  return s == nullptr || !s->ever_sent || t.error != ErrorCode::NONE || t.record_bytes > 0 ||
          s->sent_high_watermark != t.offsets.high_watermark ||
          s->sent_last_stable != t.offsets.last_stable || s->sent_log_start != t.offsets.log_start;
 }
@@ -258,9 +265,10 @@ asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx) {
     bytes = co_await read_all(ctx, req.value(), targets);
   }
   const bool incremental = req->session_epoch > 0;
-  FetchResponse resp = build_response(ctx, targets, incremental);
+  auto owned = std::make_shared<std::vector<Target>>(std::move(targets));
+  FetchResponse resp = build_response(ctx, *owned, incremental);
   resp.session_id = session ? session->id : 0;
-  co_return respond(ctx, resp);
+  co_return respond_spliced(ctx, resp, owned);
 }
 
 }  // namespace mirra::server
