@@ -123,7 +123,9 @@ asio::awaitable<void> Connection::write_loop() {
       break;
     }
     if (e.response.empty()) continue;  // a request without a response (Produce with acks=0)
+    writing_ = true;
     Status s = co_await write_response(e.response);
+    writing_ = false;
     if (!s.ok()) {
       close(closed_ ? "" : s.message());
       break;
@@ -185,7 +187,12 @@ asio::awaitable<void> Connection::idle_watchdog() {
     asio::error_code ec;
     co_await idle_timer_.async_wait(ec_awaitable(ec));
     if (closed_) break;
-    if (steady_clock::now() >= last_active_ + limits_.idle && queue_.empty()) {
+    if (steady_clock::now() < last_active_ + limits_.idle) continue;
+    if (writing_) {
+      // A response has been stuck in the socket that long: the client stopped reading.
+      close(fmt::format("client read nothing for {} ms (connections.max.idle.ms)",
+                        limits_.idle.count()));
+    } else if (queue_.empty()) {
       close(fmt::format("idle for {} ms (connections.max.idle.ms)", limits_.idle.count()));
     }
   }

@@ -9,7 +9,8 @@
 //   - write_loop: writes completed responses strictly in sequence order;
 //   - idle_watchdog: closes the connection after connections.max.idle.ms with nothing in
 //     flight and no complete request. A partial frame does not count as activity, so a client
-//     trickling bytes (slow loris) is closed like an idle one.
+//     trickling bytes (slow loris) is closed like an idle one; a response write that makes no
+//     progress for as long (a client that stopped reading) closes it too.
 // Anything wrong on the wire ends reading; responses to earlier requests are still written,
 // then the socket closes with one log line naming the client address.
 #pragma once
@@ -71,6 +72,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer idle_timer_;
   std::chrono::steady_clock::time_point last_active_;
   bool reading_ = true;
+  bool writing_ = false;  // a response write is in progress
   bool closed_ = false;
 };
 
