@@ -194,10 +194,13 @@ asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& t
   auto it = topics_.find(topic.name);
   if (it == topics_.end()) co_return;
   for (auto& p : it->second) {
-    co_await run(p, [&](storage::PartitionLog& log) -> Status {
+    // An offline or deleted partition has no log to reconfigure; it gets the config when
+    // it is opened again.
+    Status ignored = co_await run(p, [&](storage::PartitionLog& log) -> Status {
       log.update_config(config.value());
       return Status::OK();
     });
+    (void)ignored;
   }
 }
 

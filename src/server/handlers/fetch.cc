@@ -12,6 +12,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "server/fetch_session.h"
+#include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -46,11 +47,6 @@ struct ReadOut {
   std::vector<storage::AbortedTxn> aborted;
 };
 
-ErrorCode check_epoch(int32_t requested, int32_t current) {
-  if (requested == -1 || requested == current) return ErrorCode::NONE;
-  return requested > current ? ErrorCode::UNKNOWN_LEADER_EPOCH : ErrorCode::FENCED_LEADER_EPOCH;
-}
-
 // Finds the partition of a request entry (by name before v13, by topic id from v13).
 void resolve(const RequestContext& ctx, Target& t) {
   const auto& image = ctx.broker->metadata->image();
@@ -67,7 +63,7 @@ void resolve(const RequestContext& ctx, Target& t) {
     t.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     return;
   }
-  t.error = check_epoch(t.request.current_leader_epoch, t.part->leader_epoch);
+  t.error = check_leader_epoch(t.request.current_leader_epoch, t.part->leader_epoch);
 }
 
 SessionPartition from_request(const FetchRequest::FetchPartition& p) {
