@@ -11,7 +11,6 @@ client-side symptom comes with the broker's side of the story.
 import os
 import re
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -25,13 +24,6 @@ MIRRA = os.path.abspath(os.environ.get("MIRRA_BIN", str(ROOT / "build" / "mirra"
 EVENT_TIMEOUT = 15.0  # seconds for any single expected event
 
 _BROKERS_OF_TEST = []  # brokers created while the current test runs (for failure reports)
-
-
-def free_port():
-    """A loopback port nobody listens on right now (bound, read, released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until(cond, timeout, what, interval=0.02):
@@ -91,6 +83,7 @@ class Broker:
                 # A restart on a fixed port: the previous run's port can linger for a moment.
                 if port and self.proc.poll() is not None and time.monotonic() < deadline \
                         and re.search(r"(?i)in use", self.log(mark)):
+                    time.sleep(0.05)  # polling interval while the port is still held
                     continue
                 raise
         self.port = int(m.group(1))
