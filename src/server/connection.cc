@@ -52,7 +52,7 @@ asio::awaitable<void> Connection::wait(asio::steady_timer& t) {
   co_await t.async_wait(ec_awaitable(ec));
 }
 
-asio::awaitable<Status> Connection::read_frame(protocol::Bytes& frame) {
+asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
   uint8_t prefix[protocol::kFrameSizeBytes];
   asio::error_code ec;
   co_await asio::async_read(socket_, asio::buffer(prefix), ec_awaitable(ec));
@@ -60,8 +60,9 @@ asio::awaitable<Status> Connection::read_frame(protocol::Bytes& frame) {
   if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + ec.message());
   auto size = protocol::read_frame_size(prefix, limits_.max_request_bytes);
   if (!size.ok()) co_return size.status();
-  frame.resize(static_cast<size_t>(size.value()));
-  co_await asio::async_read(socket_, asio::buffer(frame), ec_awaitable(ec));
+  frame.size = static_cast<size_t>(size.value());
+  frame.data.reset(new uint8_t[frame.size]);  // uninitialised: the read fills it
+  co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), ec_awaitable(ec));
   if (ec) {
     co_return Status(ErrorCode::NETWORK_EXCEPTION,
                      fmt::format("truncated frame ({} bytes announced): {}", size.value(),
@@ -74,7 +75,7 @@ asio::awaitable<void> Connection::read_loop() {
   while (reading_ && !closed_) {
     while (queue_.full() && reading_ && !closed_) co_await wait(reader_wake_);
     if (!reading_ || closed_) break;
-    protocol::Bytes frame;
+    FrameBuffer frame;
     Status s = co_await read_frame(frame);
     if (!reading_ || closed_) break;
     if (!s.ok()) {
@@ -86,13 +87,13 @@ asio::awaitable<void> Connection::read_loop() {
   }
 }
 
-void Connection::dispatch(protocol::Bytes frame) {
+void Connection::dispatch(FrameBuffer frame) {
   const uint64_t seq = queue_.push();
   auto self = shared_from_this();
   // The frame moves into the coroutine frame: the request's body span stays valid until the
   // handler has finished.
   auto run = [self, frame = std::move(frame)]() mutable -> asio::awaitable<ResponseEntry> {
-    HandlerResult r = co_await dispatch_request(frame, self->info_, self->broker_);
+    HandlerResult r = co_await dispatch_request(frame.span(), self->info_, self->broker_);
     if (!r.ok()) co_return ResponseEntry{{}, true, r.status().message()};
     co_return ResponseEntry{std::move(r.value()), false, {}};
   };

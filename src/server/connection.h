@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "base/asio.h"
@@ -53,9 +54,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> write_loop();
   asio::awaitable<void> idle_watchdog();
   asio::awaitable<void> wait(asio::steady_timer& t);
+  // A request frame's bytes. Not a std::vector: its resize() would zero-fill every request
+  // before the socket overwrites it (measurable at produce rates of hundreds of MB/s).
+  struct FrameBuffer {
+    std::unique_ptr<uint8_t[]> data;
+    size_t size = 0;
+    std::span<uint8_t> span() const { return {data.get(), size}; }
+  };
   // Reads one frame into `frame`; a non-OK Status says why reading ends (empty message: EOF).
-  asio::awaitable<Status> read_frame(protocol::Bytes& frame);
-  void dispatch(protocol::Bytes frame);
+  asio::awaitable<Status> read_frame(FrameBuffer& frame);
+  void dispatch(FrameBuffer frame);
   asio::awaitable<Status> write_response(const Response& r);
   asio::awaitable<Status> write_bytes(std::span<const uint8_t> bytes);
   asio::awaitable<Status> send_file(const storage::FileSlice& slice);
