@@ -32,6 +32,17 @@ IndexMap index_of(const std::vector<Item>& items, const std::vector<size_t>& ind
   return m;
 }
 
+// The caller's result for a partition of a response, taken out of `pending`; nullptr for a
+// partition that was not asked for (or is answered twice).
+template <typename Out>
+Out* claim(IndexMap& pending, std::vector<Out>& out, const std::string& topic, int32_t partition) {
+  auto it = pending.find(TopicPartition{topic, partition});
+  if (it == pending.end()) return nullptr;
+  Out* r = &out[it->second];
+  pending.erase(it);
+  return r;
+}
+
 Status missing_answer(std::string_view api, const TopicPartition& tp, const BrokerConnection& c) {
   return Status(ErrorCode::UNKNOWN_SERVER_ERROR,
                 fmt::format("the {} response from {} has no answer for {}", api, c.address(),
@@ -61,14 +72,12 @@ asio::awaitable<Result<std::vector<ProduceResult>>> Client::produce(
     IndexMap pending = index_of(batches, indexes);
     for (const auto& t : reply->body.responses) {
       for (const auto& p : t.partition_responses) {
-        auto it = pending.find(TopicPartition{t.name, p.index});
-        if (it == pending.end()) continue;
-        ProduceResult& r = out[it->second];
-        r.status = status_from(p.error_code, p.error_message, "produce to " + to_string(r.tp));
-        r.base_offset = p.base_offset;
-        r.log_append_time = p.log_append_time_ms;
-        r.log_start_offset = p.log_start_offset;
-        pending.erase(it);
+        ProduceResult* r = claim(pending, out, t.name, p.index);
+        if (r == nullptr) continue;
+        r->status = status_from(p.error_code, p.error_message, "produce to " + to_string(r->tp));
+        r->base_offset = p.base_offset;
+        r->log_append_time = p.log_append_time_ms;
+        r->log_start_offset = p.log_start_offset;
       }
     }
     // acks=0: nothing comes back, and nothing is owed.
@@ -125,9 +134,9 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
     for (const auto& t : body.responses) {
       const std::string& name = by_id ? names[t.topic_id] : t.topic;
       for (const auto& p : t.partitions) {
-        auto it = pending.find(TopicPartition{name, p.partition_index});
-        if (it == pending.end()) continue;
-        FetchedPartition& r = out[it->second];
+        FetchedPartition* found = claim(pending, out, name, p.partition_index);
+        if (found == nullptr) continue;
+        FetchedPartition& r = *found;
         r.status = status_from(p.error_code, std::nullopt, "fetch " + to_string(r.tp));
         r.high_watermark = p.high_watermark;
         r.last_stable_offset = p.last_stable_offset;
@@ -139,7 +148,6 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
         }
         r.buffer = buffer;
         r.records = p.records ? p.records->span() : std::span<const uint8_t>();
-        pending.erase(it);
       }
     }
     for (auto& [tp, i] : pending) out[i].status = missing_answer("Fetch", tp, conn);
@@ -174,14 +182,12 @@ asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
     IndexMap pending = index_of(queries, indexes);
     for (const auto& t : reply->body.topics) {
       for (const auto& p : t.partitions) {
-        auto it = pending.find(TopicPartition{t.name, p.partition_index});
-        if (it == pending.end()) continue;
-        PartitionOffset& r = out[it->second];
-        r.status = status_from(p.error_code, std::nullopt, "list offsets of " + to_string(r.tp));
-        r.offset = p.offset;
-        r.timestamp = p.timestamp;
-        r.leader_epoch = p.leader_epoch;
-        pending.erase(it);
+        PartitionOffset* r = claim(pending, out, t.name, p.partition_index);
+        if (r == nullptr) continue;
+        r->status = status_from(p.error_code, std::nullopt, "list offsets of " + to_string(r->tp));
+        r->offset = p.offset;
+        r->timestamp = p.timestamp;
+        r->leader_epoch = p.leader_epoch;
       }
     }
     if (!pending.empty() && indexes.size() > 1) co_return false;
