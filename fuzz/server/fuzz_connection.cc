@@ -50,20 +50,20 @@ class FuzzBroker {
   // Runs the broker's core io_context until the coroutine is done (shard jobs post back to it).
   template <typename T>
   T run(asio::awaitable<T> a) {
+    // Through awaitable<void>: co_spawn's completion wants a default-constructible T.
     std::optional<T> out;
-    std::exception_ptr error;
-    asio::co_spawn(io_, std::move(a), [&](std::exception_ptr e, T v) {
-      error = e;
-      if (!e) out.emplace(std::move(v));
-    });
-    while (!out && !error) io_.run_one();
-    if (error) std::rethrow_exception(error);  // a crash for the fuzzer
+    run_void([&]() -> asio::awaitable<void> { out.emplace(co_await std::move(a)); }());
     return std::move(*out);
   }
   void run_void(asio::awaitable<void> a) {
     bool done = false;
-    asio::co_spawn(io_, std::move(a), [&](std::exception_ptr) { done = true; });
+    std::exception_ptr error;
+    asio::co_spawn(io_, std::move(a), [&](std::exception_ptr e) {
+      error = e;
+      done = true;
+    });
     while (!done) io_.run_one();
+    if (error) std::rethrow_exception(error);  // a crash for the fuzzer
   }
 
   std::filesystem::path dir_;
