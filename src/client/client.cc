@@ -2,13 +2,10 @@
 
 #include <algorithm>
 
-#include "base/log.h"
 #include "client/client_routing.h"
 
 namespace mirra::client {
 namespace {
-
-constexpr std::string_view kMirraLogComponent = "client";
 
 template <typename T, typename Key, typename Proj>
 T* find_sorted(std::vector<T>& v, const Key& key, Proj proj) {
