@@ -54,7 +54,10 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
   client::ClientOptions o;
   o.bootstrap_servers = bootstrap_servers;
   o.client_id = "mirra-cli";
-  for (const auto& [key, value] : props) {
+  for (const auto& kv : props) {
+    // Named references, not a structured binding: clang 14 cannot capture bindings.
+    const std::string& key = kv.first;
+    const std::string& value = kv.second;
     auto ms = [&](client::Millis& target) -> Status {
       auto v = parse_int(value, key);
       if (!v.ok()) return v.status();
