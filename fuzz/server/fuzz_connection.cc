@@ -9,74 +9,30 @@
 // partitions, so that one input cannot stall the fuzzer or fill the disk.
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <optional>
 
-#include "server/broker.h"
-#include "server/dispatch.h"
+#include "cluster/topic_admin.h"
+#include "server/in_process_broker.h"
 
 using namespace mirra;
 using namespace mirra::server;
 
 namespace {
 
-class FuzzBroker {
- public:
-  FuzzBroker() {
-    char dir_template[] = "/tmp/mirra-fuzz-XXXXXX";
-    if (mkdtemp(dir_template) == nullptr) abort();
-    dir_ = dir_template;
-    auto loaded = load_config(std::nullopt, {"log.dirs=" + dir_.string(), "num.io.threads=2",
-                                             "num.partitions=2"});
-    if (!loaded.ok()) abort();
-    loaded_ = std::move(loaded.value());
-    broker_ = std::make_unique<Broker>(io_, loaded_);
-    if (!run(broker_->start(/*listen=*/false)).ok()) abort();
-    broker_->state().max_fetch_wait = std::chrono::milliseconds(0);
-    broker_->state().topic_admin->set_max_partitions(8);
-  }
-  ~FuzzBroker() {
-    run_void(broker_->stop());
-    broker_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  HandlerResult dispatch(std::span<uint8_t> frame) {
-    return run(dispatch_request(frame, conn_, broker_->state()));
-  }
-
- private:
-  // Runs the broker's core io_context until the coroutine is done (shard jobs post back to it).
-  template <typename T>
-  T run(asio::awaitable<T> a) {
-    // Through awaitable<void>: co_spawn's completion wants a default-constructible T.
-    std::optional<T> out;
-    run_void([&]() -> asio::awaitable<void> { out.emplace(co_await std::move(a)); }());
-    return std::move(*out);
-  }
-  void run_void(asio::awaitable<void> a) {
-    bool done = false;
-    std::exception_ptr error;
-    asio::co_spawn(io_, std::move(a), [&](std::exception_ptr e) {
-      error = e;
-      done = true;
-    });
-    while (!done) io_.run_one();
-    if (error) std::rethrow_exception(error);  // a crash for the fuzzer
-  }
-
-  std::filesystem::path dir_;
-  asio::io_context io_{1};
-  LoadedConfig loaded_;
-  std::unique_ptr<Broker> broker_;
-  const ConnectionInfo conn_{1, "fuzz", "PLAINTEXT"};
-};
+InProcessBroker& fuzz_broker() {
+  static std::unique_ptr<InProcessBroker> broker = [] {
+    auto b = InProcessBroker::start({"num.io.threads=2", "num.partitions=2"});
+    if (!b.ok()) abort();
+    b.value()->state().max_fetch_wait = std::chrono::milliseconds(0);
+    b.value()->state().topic_admin->set_max_partitions(8);
+    return std::move(b.value());
+  }();
+  return *broker;
+}
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static FuzzBroker broker;
+  InProcessBroker& broker = fuzz_broker();
   constexpr int32_t kMaxRequest = 1 << 20;
 
   std::span<const uint8_t> stream(data, size);
