@@ -1,4 +1,5 @@
 #include "cluster/topic_config.h"
+#include "base/parse.h"
 
 #include <fmt/format.h>
 
@@ -104,13 +105,9 @@ Status invalid(const std::string& key, const std::string& value, std::string_vie
 }
 
 bool parse_integer(const std::string& s, int64_t& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  out = v;
-  return true;
+  auto v = parse_decimal<int64_t>(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 Status check_type(const TopicConfigDef& def, const std::string& key, const std::string& value) {

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/properties.h"
 #include "storage/durable_file.h"
+#include "base/parse.h"
 
 namespace mirra::metadata {
 
@@ -22,12 +23,7 @@ Status bad_file(const fs::path& file, std::string_view what) {
   return Status(ErrorCode::KAFKA_STORAGE_ERROR, fmt::format("{}: {}", file.string(), what));
 }
 
-std::optional<int32_t> parse_int32(std::string_view s) {
-  int32_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<int32_t> parse_int32(std::string_view s) { return parse_decimal<int32_t>(s); }
 
 Status write(const fs::path& file, const MetaProperties& props) {
   const std::string text = format_meta_properties(props);

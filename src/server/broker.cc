@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "metadata/meta_properties.h"
+#include "base/parse.h"
 
 namespace mirra::server {
 namespace {
@@ -17,9 +18,7 @@ int64_t setting_or(const std::map<std::string, std::string>& settings, const std
                    int64_t fallback) {
   auto it = settings.find(key);
   if (it == settings.end()) return fallback;
-  char* end = nullptr;
-  const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  return end != nullptr && *end == '\0' && !it->second.empty() ? v : fallback;
+  return parse_decimal<int64_t>(it->second).value_or(fallback);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/properties.h"
+#include "base/parse.h"
 
 namespace mirra::server {
 namespace {
@@ -29,11 +30,9 @@ std::string trim(std::string_view s) {
 template <typename T>
 Result<T> parse_int(const std::string& key, const std::string& raw, int64_t min, int64_t max) {
   const std::string v = trim(raw);
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
-    return invalid(key, raw, "not an integer");
-  }
+  auto parsed = parse_decimal<int64_t>(v);
+  if (!parsed) return invalid(key, raw, "not an integer");
+  const int64_t n = *parsed;
   if (n < min || n > max) {
     return invalid(key, raw, fmt::format("must be between {} and {}", min, max));
   }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "storage/durable_file.h"
+#include "base/parse.h"
 
 namespace mirra::storage {
 namespace {
@@ -14,13 +15,9 @@ Status malformed(const std::filesystem::path& path, const std::string& why) {
 }
 
 bool parse_int64(const std::string& s, int64_t& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  out = v;
-  return true;
+  auto v = parse_decimal<int64_t>(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 std::span<const uint8_t> as_bytes(const std::string& s) {

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "storage/durable_file.h"
+#include "base/parse.h"
 
 namespace mirra::storage {
 
@@ -50,8 +51,9 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 
 template <typename T>
 bool parse_int(std::string_view s, T& out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size();
+  auto v = parse_decimal<T>(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 Result<std::vector<EpochEntry>> parse_checkpoint(std::string_view text,

@@ -1,4 +1,5 @@
 #include "storage/log_config.h"
+#include "base/parse.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -16,12 +17,9 @@ Status bad(const std::string& key, const std::string& value, std::string_view wh
 // Parses a whole decimal int64 in [lo, hi]; anything else names the key.
 Result<int64_t> parse_long(const std::string& key, const std::string& value, int64_t lo,
                            int64_t hi) {
-  if (value.empty()) return bad(key, value, "expected an integer");
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(value.c_str(), &end, 10);
-  if (errno == ERANGE || end != value.c_str() + value.size())
-    return bad(key, value, "expected an integer");
+  auto parsed = parse_decimal<int64_t>(value);
+  if (!parsed) return bad(key, value, "expected an integer");
+  const int64_t v = *parsed;
   if (v < lo || v > hi)
     return bad(key, value,
                "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
