@@ -53,7 +53,12 @@ class Partition {
   bool online() const { return offline_reason.empty(); }
 
   // Long-polling fetches wait on a timer; a change of offsets cancels them all (core thread).
-  void add_waiter(const std::shared_ptr<asio::steady_timer>& t) { waiters_.push_back(t); }
+  void add_waiter(const std::shared_ptr<asio::steady_timer>& t) {
+    // Fetches that timed out leave expired entries behind; an idle partition polled by
+    // long-polling consumers would otherwise collect them until its next append.
+    if (waiters_.size() >= 16) std::erase_if(waiters_, [](const auto& w) { return w.expired(); });
+    waiters_.push_back(t);
+  }
   void wake_waiters();
 
  private:
