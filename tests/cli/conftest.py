@@ -4,12 +4,17 @@ on a pipe, a process exit), never on a fixed sleep."""
 import os
 import re
 import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
-HERE = os.path.dirname(__file__)
-MIRRA = os.environ.get("MIRRA_BIN", os.path.join(HERE, "../../build/mirra"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from mirra_testlib import (MIRRA, Broker, assert_one_line_error,  # noqa: E402,F401
+                           pytest_runtest_makereport, pytest_runtest_setup)
+from mirra_testlib import run_mirra as mirra  # noqa: E402,F401  (`mirra <args>` to completion)
+
 MOCK = os.environ.get("MOCK_CLUSTER_BIN",
                       os.path.join(os.path.dirname(MIRRA), "tests/tools/mock_cluster"))
 TIMEOUT = 30.0
@@ -56,53 +61,9 @@ def mock():
     m.close()
 
 
-def mirra(*args, input=None, timeout=TIMEOUT):
-    """Runs `mirra <args>`; returns the CompletedProcess (text mode)."""
-    return subprocess.run([MIRRA, *args], input=input, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def assert_one_line_error(r, *fragments):
-    """Exit code 1 and exactly one line on stderr containing every fragment."""
-    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1, r.stderr
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-
-
-class MirraServer:
-    """`mirra server` on an ephemeral port; its log is drained by a thread."""
-
-    def __init__(self, tmp_path):
-        self.proc = subprocess.Popen(
-            [MIRRA, "server", "--override", "listeners=PLAINTEXT://127.0.0.1:0",
-             "--override", f"log.dirs={tmp_path / 'data'}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.port = None
-        found = threading.Event()
-
-        def drain():
-            for line in self.proc.stderr:
-                self.lines.append(line)
-                m = re.search(r"listening on PLAINTEXT://127\.0\.0\.1:(\d+)", line)
-                if m and self.port is None:
-                    self.port = int(m.group(1))
-                    found.set()
-            found.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        assert found.wait(TIMEOUT) and self.port, "no 'listening on' line:\n" + "".join(self.lines)
-        self.bootstrap = f"127.0.0.1:{self.port}"
-
-    def stop(self):
-        self.proc.terminate()
-        assert self.proc.wait(TIMEOUT) == 0, "".join(self.lines)
-
-
 @pytest.fixture
 def server(tmp_path):
-    s = MirraServer(tmp_path)
+    """`mirra server` on an ephemeral port; it must exit 0 at SIGTERM."""
+    s = Broker(tmp_path, timeout=TIMEOUT).start()
     yield s
-    s.stop()
+    assert s.stop() == 0, s.log()

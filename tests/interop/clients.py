@@ -23,8 +23,11 @@ import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 
-from conftest import ROOT, HERE
+from mirra_testlib import ROOT
+
+HERE = Path(__file__).resolve().parent
 
 NODE = shutil.which("node") or "/usr/bin/node"
 KCAT = shutil.which("kcat") or "/usr/bin/kcat"

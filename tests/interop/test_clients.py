@@ -13,7 +13,7 @@ import time
 import pytest
 
 import clients
-from conftest import wait_until
+from mirra_testlib import wait_until
 from records import (assert_same_records, expected_records, now_ms, sample_records,
                      unique_topic)
 

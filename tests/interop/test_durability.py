@@ -6,7 +6,7 @@ import threading
 import confluent_kafka
 
 import clients
-from conftest import wait_until
+from mirra_testlib import wait_until
 from records import assert_same_records, expected_records, now_ms, sample_records
 
 
@@ -34,11 +34,9 @@ def test_restart_keeps_every_record_and_offset(make_broker):
     assert [hi for _, hi in before] == [100, 100, 100], before
     port = b.port
 
-    assert b.stop() == 0, f"SIGTERM exit code {b.proc.returncode}:\n{b.tail()}"
-    mark = b.mark()
-    b.start()
+    b.restart()  # SIGTERM must end it with exit code 0
     assert b.port == port
-    b.wait_for(r"opened 3 partition\(s\) of 1 topic", start=mark)
+    b.wait_for(r"opened 3 partition\(s\) of 1 topic", start=b.run_mark)
 
     after = log_end_offsets(b.bootstrap, topic, 3)
     assert after == before, f"(log start, log end) per partition before {before}, after {after}"

@@ -3,8 +3,6 @@
 Each case must get the protocol's error or a closed connection, with a log line naming the
 peer, while a confluent-kafka producer and consumer on their own connections keep getting
 answers (bounded generously: the machine is shared, this is not a latency test)."""
-import re
-import socket
 import struct
 import threading
 import time
@@ -12,7 +10,8 @@ import time
 import confluent_kafka
 import pytest
 
-from conftest import Broker, _BROKERS_OF_TEST
+from mirra_testlib import (Broker, closed_connection_log, connect, frame, in_use, local_address,
+                           read_response, request, stop_cleanly, wait_closed)
 
 REQUEST_MAX = 4 * 1024 * 1024   # socket.request.max.bytes of this broker
 IDLE_MS = 2000                  # connections.max.idle.ms of this broker
@@ -25,14 +24,12 @@ def hostile_broker(tmp_path_factory):
                {"socket.request.max.bytes": REQUEST_MAX, "connections.max.idle.ms": IDLE_MS},
                name="hostile-broker").start()
     yield b
-    assert b.stop() == 0, f"broker exit code {b.proc.returncode}:\n{b.tail()}"
+    stop_cleanly(b)
 
 
 @pytest.fixture
 def broker(hostile_broker):
-    _BROKERS_OF_TEST.append(hostile_broker)
-    assert hostile_broker.running(), "broker died:\n" + hostile_broker.tail()
-    return hostile_broker
+    return in_use(hostile_broker)
 
 
 class NormalClient:
@@ -86,61 +83,25 @@ def normal(hostile_broker):
 
 # --- raw frames ----------------------------------------------------------------------------
 
-def frame(payload):
-    return struct.pack(">i", len(payload)) + payload
-
-
-def header_v1(key, version, corr, client="hostile"):
-    return struct.pack(">hhih", key, version, corr, len(client)) + client.encode()
+def hostile(key, version, corr, body=b"", flexible=False):
+    return request(key, version, corr, body, client="hostile", flexible=flexible)
 
 
 def metadata_v1(corr, topics=("normal",)):
     body = struct.pack(">i", len(topics)) + b"".join(
         struct.pack(">h", len(t)) + t.encode() for t in topics)
-    return frame(header_v1(3, 1, corr) + body)
+    return hostile(3, 1, corr, body)
 
 
 def api_versions(version, corr):
     """ApiVersions with an empty body; v3+ (and any unknown version above, as in Kafka) use
     request header v2, whose tagged-field section is one zero byte here."""
-    return frame(header_v1(18, version, corr) + (b"\x00" if version >= 3 else b""))
-
-
-def connect(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    return s, "127.0.0.1:%d" % s.getsockname()[1]
-
-
-def read_frame(s, timeout=10):
-    s.settimeout(timeout)
-    data = b""
-    while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"closed after {len(data)} bytes")
-        data += chunk
-    return data[4:]
-
-
-def closed_by_peer(s, timeout=10):
-    """True once the broker closes (EOF or reset); data before that is read and dropped."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        s.settimeout(max(0.01, deadline - time.monotonic()))
-        try:
-            if not s.recv(65536):
-                return True
-        except (ConnectionResetError, BrokenPipeError):
-            return True
-        except socket.timeout:
-            return False
-    return False
+    return hostile(18, version, corr, flexible=version >= 3)
 
 
 def peer_log(broker, peer, pattern, mark):
     """The broker logged closing this peer's connection, with the reason."""
-    broker.wait_for(r"closing connection \d+ from " + re.escape(peer) + r": .*" + pattern,
-                    start=mark)
+    broker.wait_for(closed_connection_log(peer, pattern), start=mark)
 
 
 # --- cases -----------------------------------------------------------------------------------
@@ -151,11 +112,11 @@ CLOSING_CASES = {
     "random_garbage": (frame(b"\xde\xad\xbe\xef" * 3), r"request header|unknown API key"),
     "huge_length": (struct.pack(">i", 2**31 - 1), r"exceeds the limit"),
     "just_over_max": (struct.pack(">i", REQUEST_MAX + 1) + b"\0" * 1024, r"exceeds the limit"),
-    "unknown_api_key": (frame(header_v1(9999, 0, 7)), r"unknown API key 9999"),
-    "unsupported_metadata_version": (frame(header_v1(3, 99, 8) + b"\0\0\0\0"),
+    "unknown_api_key": (hostile(9999, 0, 7), r"unknown API key 9999"),
+    "unsupported_metadata_version": (hostile(3, 99, 8, b"\0\0\0\0"),
                                      r"Metadata \(key 3\) v99 is outside"),
-    "unsupported_produce_version": (frame(header_v1(0, 77, 9)), r"Produce \(key 0\) v77 is outside"),
-    "bad_body": (frame(header_v1(3, 1, 10) + b"\x7f\xff\xff\xff"), r"Metadata v1 correlation id 10"),
+    "unsupported_produce_version": (hostile(0, 77, 9), r"Produce \(key 0\) v77 is outside"),
+    "bad_body": (hostile(3, 1, 10, b"\x7f\xff\xff\xff"), r"Metadata v1 correlation id 10"),
 }
 
 
@@ -163,35 +124,37 @@ CLOSING_CASES = {
 def test_bad_input_closes_only_that_connection(broker, normal, name):
     data, pattern = CLOSING_CASES[name]
     mark = broker.mark()
-    s, peer = connect(broker.port)
+    s = connect(broker.port)
+    peer = local_address(s)
     with s:
         # a valid request first: answered before the connection is closed
         s.sendall(metadata_v1(1))
-        assert struct.unpack(">i", read_frame(s)[:4])[0] == 1, f"{name}: correlation id"
+        assert struct.unpack(">i", read_response(s)[:4])[0] == 1, f"{name}: correlation id"
         s.sendall(data)
         normal.round_trip(name)  # another connection is served meanwhile
-        assert closed_by_peer(s), f"{name}: connection still open"
+        assert wait_closed(s), f"{name}: connection still open"
     peer_log(broker, peer, pattern, mark)
     normal.round_trip(name + "-after")
 
 
 def test_unsupported_api_versions_version_gets_kip511_answer(broker, normal):
-    s, _ = connect(broker.port)
+    s = connect(broker.port)
     with s:
         s.sendall(api_versions(99, 42))
-        resp = read_frame(s)
+        resp = read_response(s)
         corr, error = struct.unpack(">ih", resp[:6])
         assert (corr, error) == (42, 35), f"ApiVersions v99: corr {corr} error {error}"
         # the connection stays usable at a version it knows
         s.sendall(api_versions(0, 43))
-        corr, error = struct.unpack(">ih", read_frame(s)[:6])
+        corr, error = struct.unpack(">ih", read_response(s)[:6])
         assert (corr, error) == (43, 0)
     normal.round_trip("kip511")
 
 
 def test_truncated_frame_then_close(broker, normal):
     mark = broker.mark()
-    s, peer = connect(broker.port)
+    s = connect(broker.port)
+    peer = local_address(s)
     with s:
         req = metadata_v1(5)
         s.sendall(req[: len(req) - 4])
@@ -207,7 +170,8 @@ def test_slow_loris_is_closed_while_others_are_served(broker, normal):
     mark = broker.mark()
     req = metadata_v1(6)
     trickle = struct.pack(">i", 4096) + req[4:]
-    s, peer = connect(broker.port)
+    s = connect(broker.port)
+    peer = local_address(s)
     served = []
     with s:
         closed = False
@@ -220,11 +184,11 @@ def test_slow_loris_is_closed_while_others_are_served(broker, normal):
                 break
             if i == 3:
                 served.append(normal.round_trip("slow-loris"))
-            if closed_by_peer(s, timeout=0.15):
+            if wait_closed(s, timeout=0.15):
                 closed = True
                 break
         if not closed:
-            closed = closed_by_peer(s, timeout=IDLE_MS / 1000 * 3)
+            closed = wait_closed(s, timeout=IDLE_MS / 1000 * 3)
         elapsed = time.monotonic() - start
     assert served, "the normal client was not exercised during the trickle"
     assert closed, f"slow-loris connection still open after {elapsed:.1f}s"
@@ -238,7 +202,8 @@ def test_many_hostile_connections_at_once(broker, normal):
     mark = broker.mark()
     socks = []
     for name, (data, _) in sorted(CLOSING_CASES.items()):
-        s, peer = connect(broker.port)
+        s = connect(broker.port)
+        peer = local_address(s)
         socks.append((name, s, peer))
     errors = []
 
@@ -256,7 +221,7 @@ def test_many_hostile_connections_at_once(broker, normal):
         t.join(10)
     for name, s, peer in socks:
         with s:
-            assert closed_by_peer(s), f"{name}: still open"
+            assert wait_closed(s), f"{name}: still open"
         peer_log(broker, peer, CLOSING_CASES[name][1], mark)
     assert not errors, errors
     normal.round_trip("parallel-after")

@@ -8,24 +8,19 @@ not applied fails. Waits are on events (log lines, futures, kcat exiting), never
 """
 import json
 import os
-import re
-import socket
 import struct
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-from test_server_process import Broker, TIMEOUT, read_uvarint, uvarint  # noqa: E402
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic
+import kafka.admin
+import kafka.errors
 
-from confluent_kafka import Producer  # noqa: E402
-from confluent_kafka.admin import (AdminClient, ConfigResource, ConfigSource,  # noqa: E402
-                                   NewPartitions, NewTopic)
-import kafka.admin  # noqa: E402
-import kafka.errors  # noqa: E402
+from mirra_testlib import Broker, read_uvarint, request, round_trip, stop_cleanly, uvarint
 
+TIMEOUT = 10.0  # seconds for any single admin call or delivery
 NODE_ID = 1
 # Kafka error codes the tests expect.
 OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC, INVALID_PARTITIONS = 1, 3, 37
@@ -114,21 +109,9 @@ class Reader:
 
 
 def call(port, key, version, flexible, body, corr=7):
-    """Sends one request; returns a Reader over the response body."""
-    header = Writer(False).int("h", key).int("h", version).int("i", corr).string("pytest")
-    if flexible:
-        header.b += b"\x00"
-    msg = bytes(header.b) + bytes(body.b)
-    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
-        s.sendall(struct.pack(">i", len(msg)) + msg)
-        s.settimeout(TIMEOUT)
-        data = b""
-        while len(data) < 4 or len(data) < 4 + struct.unpack_from(">i", data)[0]:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise ConnectionError("broker closed the connection")
-            data += chunk
-    r = Reader(data[4:], flexible)
+    """Sends one request on a new connection; returns a Reader over the response body."""
+    data = round_trip(port, request(key, version, corr, bytes(body.b), flexible=flexible), TIMEOUT)
+    r = Reader(data, flexible)
     assert r.int("i") == corr
     r.tags()
     return r
@@ -321,11 +304,10 @@ def offset_for_leader_epoch(port, topic, partitions):
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
-    b = Broker(tmp_path_factory.mktemp("admin"), "--override", f"node.id={NODE_ID}",
-               "--override", "log.retention.hours=100")
-    b.started()
+    b = Broker(tmp_path_factory.mktemp("admin"),
+               {"node.id": NODE_ID, "log.retention.hours": 100}).start()
     yield b
-    assert b.stop() == 0, b.log()
+    stop_cleanly(b)
 
 
 def admin(broker):
@@ -505,7 +487,7 @@ def test_broker_default_configs_apply_to_topics(broker):
     # The new default reaches the existing logs: with 200-byte segments (instead of 1 GiB)
     # four one-record batches take more than one segment.
     produce(broker, "cfg-broker-default", 4)
-    part_dir = broker_data(broker) / "cfg-broker-default-0"
+    part_dir = broker.data_dir / "cfg-broker-default-0"
     assert len(list(part_dir.glob("*.log"))) >= 2, sorted(os.listdir(part_dir))
     # Refusals: a non-dynamic key, an unknown key, a bad value, a per-broker change.
     for changes, code in [([("node.id", SET, "5")], INVALID_REQUEST),
@@ -538,11 +520,6 @@ def alter_configs_raw(port, type_, name, configs):
     r.tags()
     r.end()
     return out
-
-
-def broker_data(broker):
-    m = re.search(r"log\.dirs=(\S+)", " ".join(broker.proc.args))
-    return Path(m.group(1))
 
 
 # --- partitions and records -------------------------------------------------------------------
@@ -617,7 +594,7 @@ def test_describe_log_dirs(broker):
     create_topic(broker, "dirs", partitions=2)
     produce(broker, "dirs", 5, partition=1)
     log_dir, topics, total, usable = describe_log_dirs(broker.port, 4, None)
-    assert log_dir == str(broker_data(broker))
+    assert log_dir == str(broker.data_dir)
     assert topics["dirs"][0] == 0 and topics["dirs"][1] > 0
     assert total > 0 and 0 < usable <= total
     _, topics, _, _ = describe_log_dirs(broker.port, 1, [("dirs", [1]), ("nope", [0])])
