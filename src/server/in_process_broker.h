@@ -30,12 +30,13 @@ class InProcessBroker {
   HandlerResult dispatch(std::span<uint8_t> frame);
 
   // Encodes `req` at `version`, dispatches it and decodes the response; spliced record data is
-  // read in. A closed connection or a malformed response is a failed Result.
+  // read in. A closed connection or a malformed response is a failed Result. Decoded responses
+  // view their frame (record sets are not copied), so frames are kept as long as the broker.
   template <typename Resp, typename Req>
   Result<Resp> call(const Req& req, int16_t version) {
     auto frame = send(protocol::encode_request_frame(header(Req::kApiKey, version), req));
     if (!frame.ok()) return frame.status();
-    return decode<Resp>(frame.value(), version);
+    return decode<Resp>(std::move(frame.value()), version);
   }
 
   // Starts a request without waiting for it (e.g. a long-polling Fetch); poll with run_until.
@@ -59,7 +60,7 @@ class InProcessBroker {
   Result<Resp> response_of(const Call& call, int16_t version) {
     auto frame = materialized(call);
     if (!frame.ok()) return frame.status();
-    return decode<Resp>(frame.value(), version);
+    return decode<Resp>(std::move(frame.value()), version);
   }
 
   // Runs the core loop until the coroutine completes.
@@ -73,13 +74,17 @@ class InProcessBroker {
   Result<protocol::Bytes> materialized(const Call& call);
   // Frame (size prefix included) -> response body after the header of this API and version.
   template <typename Resp>
-  Result<Resp> decode(const protocol::Bytes& frame, int16_t version) {
+  Result<Resp> decode(protocol::Bytes frame_in, int16_t version) {
+    const protocol::Bytes& frame = keep(std::move(frame_in));
     auto body = response_body(Resp::kApiKey, version, frame);
     if (!body.ok()) return body.status();
     Resp resp;
     protocol::Reader r(body.value());
     if (Status s = resp.decode(r, version); !s.ok()) return s;
     return resp;
+  }
+  const protocol::Bytes& keep(protocol::Bytes frame) {
+    return *kept_frames_.emplace_back(std::make_unique<protocol::Bytes>(std::move(frame)));
   }
   Result<std::span<const uint8_t>> response_body(int16_t key, int16_t version,
                                                  const protocol::Bytes& frame);
@@ -91,6 +96,7 @@ class InProcessBroker {
   std::unique_ptr<Broker> broker_;
   int32_t next_correlation_id_ = 1;
   const ConnectionInfo conn_{1, "in-process", "PLAINTEXT"};
+  std::vector<std::unique_ptr<protocol::Bytes>> kept_frames_;  // see call()
 };
 
 }  // namespace mirra::server
