@@ -61,7 +61,7 @@ void check_rebuild(const mr::BatchView& batch, const Collected& got) {
     mr::RecordInput in;
     in.key = r.key;
     in.value = r.value;
-    in.timestamp = batch.base_timestamp() + r.timestamp_delta;
+    in.timestamp = mr::record_timestamp(batch.base_timestamp(), r.timestamp_delta);
     in.offset_delta = r.offset_delta;
     in.headers = got.headers[i];
     if (!builder.append(in)) return;  // e.g. offset deltas that do not increase: fine to skip
@@ -75,7 +75,8 @@ void check_rebuild(const mr::BatchView& batch, const Collected& got) {
   const mirra::Status st = mr::for_each_record(*view, scratch, [&](const mr::RecordView& r) {
     const mr::RecordView& o = got.records[i++];
     check(same(r.key, o.key) && same(r.value, o.value) && r.offset_delta == o.offset_delta);
-    check(view->base_timestamp() + r.timestamp_delta == batch.base_timestamp() + o.timestamp_delta);
+    check(mr::record_timestamp(view->base_timestamp(), r.timestamp_delta) ==
+          mr::record_timestamp(batch.base_timestamp(), o.timestamp_delta));
     check(r.header_count == o.header_count);
     return mirra::Status();
   });

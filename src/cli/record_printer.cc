@@ -99,7 +99,7 @@ Result<int64_t> RecordPrinter::print(const client::FetchedPartition& f, int64_t&
       };
       if (timestamp_) {
         const bool append = batch.timestamp_type() == records::TimestampType::log_append_time;
-        const int64_t ts = append ? batch.max_timestamp() : batch.base_timestamp() + r.timestamp_delta;
+        const int64_t ts = append ? batch.max_timestamp() : records::record_timestamp(batch.base_timestamp(), r.timestamp_delta);
         column(fmt::format("{}:{}", append ? "LogAppendTime" : "CreateTime", ts),
                partition_ || offset_ || headers_ || key_ || value_);
       }

@@ -140,7 +140,7 @@ Result<std::vector<uint8_t>> rebuild_batch(const records::BatchView& batch,
   std::vector<uint8_t> recs;
   int64_t max_ts = -1;
   for (const records::RecordView& r : kept) {
-    const int64_t ts = old_base + r.timestamp_delta;
+    const int64_t ts = records::record_timestamp(old_base, r.timestamp_delta);
     max_ts = std::max(max_ts, ts);
     encode_record(recs, r, ts - new_base);
   }

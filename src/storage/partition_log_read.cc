@@ -20,7 +20,7 @@ Result<std::optional<std::pair<int64_t, int64_t>>> first_record_at_or_after(
   const bool append_time = view->timestamp_type() == records::TimestampType::log_append_time;
   Status st = records::for_each_record(*view, scratch, [&](const records::RecordView& r) {
     const int64_t offset = view->base_offset() + r.offset_delta;
-    const int64_t t = append_time ? view->max_timestamp() : view->base_timestamp() + r.timestamp_delta;
+    const int64_t t = append_time ? view->max_timestamp() : records::record_timestamp(view->base_timestamp(), r.timestamp_delta);
     if (offset >= min_offset && t >= ts) {
       found = std::pair{offset, t};
       return Status(ErrorCode::UNKNOWN_SERVER_ERROR, "found");  // only stops the walk

@@ -68,7 +68,9 @@ Status BatchBuilder::append(const RecordInput& r) {
   if (count_ == INT32_MAX) return invalid("too many records for one batch");
   if (Status st = check_sizes(r); !st) return st;
   if (count_ == 0) base_timestamp_ = r.timestamp;
-  const int64_t ts_delta = r.timestamp - base_timestamp_;
+  // Wrapping, as Java's long arithmetic: record_timestamp(base, delta) gives r.timestamp back.
+  const int64_t ts_delta = static_cast<int64_t>(static_cast<uint64_t>(r.timestamp) -
+                                                static_cast<uint64_t>(base_timestamp_));
   const size_t body = body_size(r, ts_delta, delta);
   if (body > kMaxField || records_size() + body > kMaxField)
     return invalid("batch would exceed 2 GiB");

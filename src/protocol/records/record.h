@@ -45,6 +45,13 @@ class HeaderIterator {
   int32_t left_ = 0;
 };
 
+// A record's timestamp from its batch's base and its delta. Wraps like Java's long arithmetic
+// (what Kafka computes), so that hostile deltas are not undefined behaviour.
+inline int64_t record_timestamp(int64_t base_timestamp, int64_t timestamp_delta) {
+  return static_cast<int64_t>(static_cast<uint64_t>(base_timestamp) +
+                              static_cast<uint64_t>(timestamp_delta));
+}
+
 struct RecordView {
   int8_t attributes = 0;
   int64_t timestamp_delta = 0;
