@@ -77,6 +77,31 @@ class Client {
   asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(
       std::vector<FetchPosition> positions, FetchOptions options = {});
 
+  // ---- consumer groups (client_groups.cc) ----
+  // Each call goes to the group's coordinator, found with FindCoordinator (one request for all
+  // groups from v4, else one per group) and cached. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+  // a lost connection (a new lookup) and COORDINATOR_LOAD_IN_PROGRESS (the same coordinator) are
+  // retried until retry_timeout. The single-group offset calls fail as a whole on a group-level
+  // error (e.g. GROUP_ID_NOT_FOUND); their partitions carry their own Status otherwise.
+  asio::awaitable<Result<Coordinator>> find_coordinator(std::string group);
+  asio::awaitable<Result<std::vector<Coordinator>>> find_coordinators(
+      std::vector<std::string> groups);
+  // Every broker's groups; with `states`, only groups in those states (ListGroups v4+).
+  asio::awaitable<Result<GroupListings>> list_groups(std::vector<std::string> states = {});
+  asio::awaitable<Result<std::vector<GroupDescription>>> describe_groups(
+      std::vector<std::string> groups);
+  // The group's committed offsets for `partitions` (-1 where none), or for every partition it
+  // has committed (nullopt), sorted.
+  asio::awaitable<Result<std::vector<CommittedOffset>>> offset_fetch(
+      std::string group, std::optional<std::vector<TopicPartition>> partitions);
+  // An admin commit (generation -1, no member id), as Kafka's tools do: the coordinator takes it
+  // only while the group has no members.
+  asio::awaitable<Result<std::vector<PartitionStatus>>> offset_commit(
+      std::string group, std::vector<OffsetToCommit> offsets);
+  asio::awaitable<Result<std::vector<GroupResult>>> delete_groups(std::vector<std::string> groups);
+  asio::awaitable<Result<std::vector<PartitionStatus>>> offset_delete(
+      std::string group, std::vector<TopicPartition> partitions);
+
   // The connection to a broker by node id (from metadata), opened if needed.
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);
   // Any live connection: an open one, else a known broker, else the bootstrap servers in order.
@@ -108,6 +133,22 @@ class Client {
   template <typename Out, typename Item, typename SendGroup>
   asio::awaitable<Result<std::vector<Out>>> route(std::vector<Item>& items, SendGroup send_group);
 
+  // One FindCoordinator round for `groups` (no retries): the Result fails only when no broker
+  // can be reached; a failed lookup is that group's Status.
+  asio::awaitable<Result<std::vector<Coordinator>>> lookup_coordinators(
+      std::vector<std::string> groups);
+  asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> coordinator_connection(
+      const Coordinator& c);
+  // The retry loop of the group calls (client_groups.cc): `results[i]` (which has a `status`)
+  // is for `groups[i]`; `send_group(conn, coordinator, indexes, results)` asks one coordinator
+  // (`send_group(coordinator, indexes, results)`: nothing to ask, no connection is opened).
+  template <typename Out, typename SendGroup>
+  asio::awaitable<Status> route_to_coordinators(const std::vector<std::string>& groups,
+                                                std::vector<Out>& results, SendGroup send_group);
+  // One broker's ListGroups answer, retried while retriable.
+  asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
+      int32_t node_id, const std::vector<std::string>& states);
+
   asio::any_io_executor ex_;
   ClientOptions options_;
   std::vector<HostPort> bootstrap_;
@@ -117,6 +158,7 @@ class Client {
   ClusterMetadata cache_;
   std::set<std::string> known_topics_;
   bool metadata_stale_ = true;
+  std::map<std::string, Coordinator> coordinators_;  // by group id
 };
 
 // Status for an error code in a response: OK for NONE, else the code with the broker's message

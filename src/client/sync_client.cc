@@ -66,4 +66,40 @@ Result<std::vector<FetchedPartition>> SyncClient::fetch(std::vector<FetchPositio
   return run(client_->fetch(std::move(positions), options));
 }
 
+Result<Coordinator> SyncClient::find_coordinator(const std::string& group) {
+  return run(client_->find_coordinator(group));
+}
+
+Result<std::vector<Coordinator>> SyncClient::find_coordinators(std::vector<std::string> groups) {
+  return run(client_->find_coordinators(std::move(groups)));
+}
+
+Result<GroupListings> SyncClient::list_groups(std::vector<std::string> states) {
+  return run(client_->list_groups(std::move(states)));
+}
+
+Result<std::vector<GroupDescription>> SyncClient::describe_groups(
+    std::vector<std::string> groups) {
+  return run(client_->describe_groups(std::move(groups)));
+}
+
+Result<std::vector<CommittedOffset>> SyncClient::offset_fetch(
+    const std::string& group, std::optional<std::vector<TopicPartition>> partitions) {
+  return run(client_->offset_fetch(group, std::move(partitions)));
+}
+
+Result<std::vector<PartitionStatus>> SyncClient::offset_commit(
+    const std::string& group, std::vector<OffsetToCommit> offsets) {
+  return run(client_->offset_commit(group, std::move(offsets)));
+}
+
+Result<std::vector<GroupResult>> SyncClient::delete_groups(std::vector<std::string> groups) {
+  return run(client_->delete_groups(std::move(groups)));
+}
+
+Result<std::vector<PartitionStatus>> SyncClient::offset_delete(
+    const std::string& group, std::vector<TopicPartition> partitions) {
+  return run(client_->offset_delete(group, std::move(partitions)));
+}
+
 }  // namespace mirra::client

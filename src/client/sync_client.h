@@ -37,6 +37,18 @@ class SyncClient {
   Result<std::vector<FetchedPartition>> fetch(std::vector<FetchPosition> positions,
                                               FetchOptions options = {});
 
+  Result<Coordinator> find_coordinator(const std::string& group);
+  Result<std::vector<Coordinator>> find_coordinators(std::vector<std::string> groups);
+  Result<GroupListings> list_groups(std::vector<std::string> states = {});
+  Result<std::vector<GroupDescription>> describe_groups(std::vector<std::string> groups);
+  Result<std::vector<CommittedOffset>> offset_fetch(
+      const std::string& group, std::optional<std::vector<TopicPartition>> partitions);
+  Result<std::vector<PartitionStatus>> offset_commit(const std::string& group,
+                                                     std::vector<OffsetToCommit> offsets);
+  Result<std::vector<GroupResult>> delete_groups(std::vector<std::string> groups);
+  Result<std::vector<PartitionStatus>> offset_delete(const std::string& group,
+                                                     std::vector<TopicPartition> partitions);
+
   // Runs any coroutine to completion on the private io_context (e.g. one using async()).
   template <typename T>
   T run(asio::awaitable<T> op);

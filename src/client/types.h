@@ -226,4 +226,73 @@ struct FetchedPartition {
   std::span<const uint8_t> records;
 };
 
+// ---- consumer groups ----------------------------------------------------------------------------
+
+// Where FindCoordinator says a group (or transactional id) lives.
+struct Coordinator {
+  std::string key;  // the group id
+  Status status;
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = 0;
+};
+
+struct GroupListing {
+  std::string group_id;
+  std::string protocol_type;  // "consumer" for consumer groups, "" for offsets-only groups
+  std::string state;          // ListGroups v4+; empty from older brokers
+};
+
+// Every broker's groups (deduplicated, by id). A broker that could not be asked adds a Status to
+// `errors` and leaves the others' answers usable, so a listing may be partial.
+struct GroupListings {
+  std::vector<GroupListing> groups;
+  std::vector<Status> errors;
+};
+
+struct GroupMember {
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  protocol::Bytes metadata;    // the embedded protocol's subscription (groups/consumer_protocol.h)
+  protocol::Bytes assignment;  // the embedded protocol's assignment
+};
+
+struct GroupDescription {
+  std::string group_id;
+  Status status;
+  std::string state;          // Kafka's names: Empty, Stable, PreparingRebalance, Dead, ...
+  std::string protocol_type;  // "consumer"
+  std::string protocol;       // the assignor, e.g. "range"
+  std::vector<GroupMember> members;
+  Coordinator coordinator;    // the broker that answered
+};
+
+// A committed offset; offset -1 when the group has none for the partition.
+struct CommittedOffset {
+  TopicPartition tp;
+  Status status;
+  int64_t offset = -1;
+  int32_t leader_epoch = -1;
+  std::optional<std::string> metadata;
+};
+
+struct OffsetToCommit {
+  TopicPartition tp;
+  int64_t offset = 0;
+  int32_t leader_epoch = -1;
+  std::optional<std::string> metadata;
+};
+
+struct PartitionStatus {
+  TopicPartition tp;
+  Status status;
+};
+
+struct GroupResult {
+  std::string group_id;
+  Status status;
+};
+
 }  // namespace mirra::client

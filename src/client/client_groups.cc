@@ -1,0 +1,521 @@
+// Client's consumer-group calls. Group requests go to the group's coordinator (FindCoordinator,
+// cached per group); route_to_coordinators() retries the groups whose coordinator moved, is
+// loading or could not be reached, with a fresh lookup and a growing backoff. ListGroups is the
+// exception: every broker coordinates some groups, so every broker is asked.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "client/client.h"
+#include "client/client_routing.h"
+
+namespace mirra::client {
+namespace {
+
+// The errors after which a group's coordinator must be looked up again (the cached one moved or
+// cannot be reached). COORDINATOR_LOAD_IN_PROGRESS is not one: the coordinator is right, only
+// not ready yet.
+bool coordinator_moved(ErrorCode code) {
+  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
+         code == ErrorCode::NETWORK_EXCEPTION || code == ErrorCode::REQUEST_TIMED_OUT;
+}
+
+bool coordinator_error(ErrorCode code) {
+  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
+         code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+}
+
+Status no_answer(std::string_view api, std::string_view what, const BrokerConnection& c) {
+  return Status(ErrorCode::UNKNOWN_SERVER_ERROR,
+                fmt::format("the {} response from {} has no answer for {}", api, c.address(),
+                            what));
+}
+
+// Partitions by topic, for the requests that list topics with their partitions.
+std::map<std::string, std::vector<int32_t>> by_topic(const std::vector<TopicPartition>& tps) {
+  std::map<std::string, std::vector<int32_t>> out;
+  for (const TopicPartition& tp : tps) out[tp.topic].push_back(tp.partition);
+  return out;
+}
+
+// What a single-group call keeps per group while it is routed.
+template <typename T>
+struct GroupOutcome {
+  Status status;
+  T value{};
+};
+
+// A partition answer that is really about the group (old brokers put coordinator errors on
+// every partition) becomes the group's status, so that route_to_coordinators retries it.
+template <typename Partitions>
+Status group_status_of(const Partitions& results) {
+  for (const auto& r : results) {
+    if (coordinator_error(r.status.code())) return r.status;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> Client::coordinator_connection(
+    const Coordinator& c) {
+  auto it = connections_.find(c.node_id);
+  if (it != connections_.end() && it->second->is_open()) co_return it->second;
+  co_return co_await open(c.node_id, c.host, static_cast<uint16_t>(c.port));
+}
+
+asio::awaitable<Result<std::vector<Coordinator>>> Client::lookup_coordinators(
+    std::vector<std::string> groups) {
+  auto conn = co_await any_connection();
+  if (!conn.ok()) co_return conn.status();
+  BrokerConnection& c = *conn.value();
+  auto version = c.version_for(protocol::FindCoordinatorRequest::kApiKey);
+  if (!version.ok()) co_return version.status();
+  std::vector<Coordinator> out;
+  for (const std::string& g : groups) out.push_back({g, Status::OK(), -1, "", 0});
+  protocol::FindCoordinatorRequest req;
+  req.key_type = 0;  // a group
+  if (version.value() >= 4) {
+    // KIP-699: one request for every group.
+    req.coordinator_keys = groups;
+    auto reply = co_await c.send(req);
+    for (Coordinator& o : out) {
+      o.status = reply.ok() ? no_answer("FindCoordinator", "group " + o.key, c) : reply.status();
+    }
+    if (!reply.ok()) co_return out;
+    for (const auto& r : reply->body.coordinators) {
+      for (Coordinator& o : out) {
+        if (o.key != r.key) continue;
+        o = {r.key, status_from(r.error_code, r.error_message, "coordinator of group " + r.key),
+             r.node_id, r.host, r.port};
+      }
+    }
+    co_return out;
+  }
+  for (Coordinator& o : out) {
+    req.key = o.key;
+    auto reply = co_await c.send(req);
+    if (!reply.ok()) {
+      o.status = reply.status();
+      continue;
+    }
+    const auto& r = reply->body;
+    o.status = status_from(r.error_code, r.error_message, "coordinator of group " + o.key);
+    o.node_id = r.node_id;
+    o.host = r.host;
+    o.port = r.port;
+  }
+  co_return out;
+}
+
+template <typename Out, typename SendGroup>
+asio::awaitable<Status> Client::route_to_coordinators(const std::vector<std::string>& groups,
+                                                      std::vector<Out>& results,
+                                                      SendGroup send_group) {
+  const auto start = routing::Clock::now();
+  std::vector<size_t> todo(groups.size());
+  std::iota(todo.begin(), todo.end(), size_t{0});
+  for (int round = 0;; ++round) {
+    std::vector<std::string> unknown;
+    for (size_t i : todo) {
+      if (!coordinators_.count(groups[i]) &&
+          std::find(unknown.begin(), unknown.end(), groups[i]) == unknown.end()) {
+        unknown.push_back(groups[i]);
+      }
+    }
+    std::map<std::string, Status> lookup_failed;
+    if (!unknown.empty()) {
+      auto found = co_await lookup_coordinators(std::move(unknown));
+      if (!found.ok()) co_return found.status();  // no broker reachable at all
+      for (Coordinator& c : found.value()) {
+        if (c.status.ok()) {
+          coordinators_[c.key] = c;
+        } else {
+          lookup_failed[c.key] = c.status;
+        }
+      }
+    }
+    std::map<int32_t, std::vector<size_t>> by_node;
+    for (size_t i : todo) {
+      auto it = coordinators_.find(groups[i]);
+      if (it == coordinators_.end()) {
+        results[i].status = lookup_failed[groups[i]];
+      } else {
+        by_node[it->second.node_id].push_back(i);
+      }
+    }
+    for (auto& entry : by_node) {
+      const std::vector<size_t>& indexes = entry.second;
+      const Coordinator c = coordinators_.at(groups[indexes.front()]);
+      Status s;
+      if constexpr (std::is_invocable_v<SendGroup, const Coordinator&,
+                                        const std::vector<size_t>&, std::vector<Out>&>) {
+        s = co_await send_group(c, indexes, results);  // needs no request to the coordinator
+      } else {
+        auto conn = co_await coordinator_connection(c);
+        s = conn.status();
+        if (conn.ok()) s = co_await send_group(*conn.value(), c, indexes, results);
+      }
+      if (!s.ok()) {
+        for (size_t i : indexes) results[i].status = s;
+      }
+    }
+    std::vector<size_t> retry;
+    for (size_t i : todo) {
+      const Status& s = results[i].status;
+      if (s.ok() || !error_retriable(s.code())) continue;
+      if (coordinator_moved(s.code())) coordinators_.erase(groups[i]);
+      retry.push_back(i);
+    }
+    if (retry.empty() || routing::out_of_time(start, options_)) co_return Status::OK();
+    MIRRA_CLOG_DEBUG("client", "retrying {} group(s), first: {}", retry.size(),
+                     results[retry.front()].status.to_string());
+    todo = std::move(retry);
+    co_await backoff(round);
+  }
+}
+
+asio::awaitable<Result<std::vector<Coordinator>>> Client::find_coordinators(
+    std::vector<std::string> groups) {
+  std::vector<Coordinator> results(groups.size());
+  auto send_group = [](const Coordinator& c, const std::vector<size_t>& indexes,
+                       std::vector<Coordinator>& out) -> asio::awaitable<Status> {
+    for (size_t i : indexes) out[i] = c;  // the lookup was the answer
+    co_return Status::OK();
+  };
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  for (size_t i = 0; i < groups.size(); ++i) results[i].key = groups[i];
+  co_return results;
+}
+
+asio::awaitable<Result<Coordinator>> Client::find_coordinator(std::string group) {
+  auto found = co_await find_coordinators(std::vector<std::string>(1, group));
+  if (!found.ok()) co_return found.status();
+  if (!found->front().status.ok()) co_return found->front().status;
+  co_return found->front();
+}
+
+// ---- ListGroups -------------------------------------------------------------------------------
+
+asio::awaitable<Result<std::vector<GroupListing>>> Client::list_groups_of(
+    int32_t node_id, const std::vector<std::string>& states) {
+  const auto start = routing::Clock::now();
+  for (int round = 0;; ++round) {
+    Status failure;
+    auto conn = co_await connection(node_id);
+    if (conn.ok()) {
+      BrokerConnection& c = *conn.value();
+      auto version = c.version_for(protocol::ListGroupsRequest::kApiKey);
+      if (!version.ok()) co_return version.status();
+      if (!states.empty() && version.value() < 4) {
+        co_return Status(ErrorCode::UNSUPPORTED_VERSION,
+                         fmt::format("broker {} cannot filter groups by state (ListGroups v{}, "
+                                     "filters need v4)", c.address(), version.value()));
+      }
+      protocol::ListGroupsRequest req;
+      req.states_filter = states;
+      auto reply = co_await c.send(req);
+      failure = reply.status();
+      if (reply.ok()) {
+        failure = status_from(reply->body.error_code, std::nullopt, "list groups of " + c.address());
+        if (failure.ok()) {
+          std::vector<GroupListing> out;
+          for (const auto& g : reply->body.groups) {
+            out.push_back({g.group_id, g.protocol_type, g.group_state});
+          }
+          co_return out;
+        }
+      }
+    } else {
+      failure = conn.status();
+    }
+    if (!error_retriable(failure.code()) || routing::out_of_time(start, options_)) {
+      co_return failure;
+    }
+    co_await backoff(round);
+  }
+}
+
+asio::awaitable<Result<GroupListings>> Client::list_groups(std::vector<std::string> states) {
+  auto md = co_await metadata(std::vector<std::string>{});  // the brokers
+  if (!md.ok()) co_return md.status();
+  std::map<std::string, GroupListing> seen;  // a group moving between brokers is listed once
+  GroupListings out;
+  for (const BrokerInfo& b : md->brokers) {
+    auto listed = co_await list_groups_of(b.node_id, states);
+    if (!listed.ok()) {
+      out.errors.push_back(listed.status());
+      continue;
+    }
+    for (GroupListing& g : listed.value()) seen.emplace(g.group_id, std::move(g));
+  }
+  for (auto& entry : seen) out.groups.push_back(std::move(entry.second));
+  co_return out;
+}
+
+// ---- DescribeGroups, DeleteGroups -------------------------------------------------------------
+
+asio::awaitable<Result<std::vector<GroupDescription>>> Client::describe_groups(
+    std::vector<std::string> groups) {
+  std::vector<GroupDescription> results(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) results[i].group_id = groups[i];
+  auto send_group = [](BrokerConnection& conn, const Coordinator& c,
+                       const std::vector<size_t>& indexes,
+                       std::vector<GroupDescription>& out) -> asio::awaitable<Status> {
+    protocol::DescribeGroupsRequest req;
+    for (size_t i : indexes) req.groups.push_back(out[i].group_id);
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    for (size_t i : indexes) {
+      GroupDescription& d = out[i];
+      d.status = no_answer("DescribeGroups", "group " + d.group_id, conn);
+      for (const auto& g : reply->body.groups) {
+        if (g.group_id != d.group_id) continue;
+        d.status = status_from(g.error_code, std::nullopt, "group " + d.group_id);
+        d.state = g.group_state;
+        d.protocol_type = g.protocol_type;
+        d.protocol = g.protocol_data;
+        d.coordinator = c;
+        d.members.clear();
+        for (const auto& m : g.members) {
+          d.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                               m.member_metadata, m.member_assignment});
+        }
+      }
+    }
+    co_return Status::OK();
+  };
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  co_return results;
+}
+
+asio::awaitable<Result<std::vector<GroupResult>>> Client::delete_groups(
+    std::vector<std::string> groups) {
+  std::vector<GroupResult> results(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) results[i].group_id = groups[i];
+  auto send_group = [](BrokerConnection& conn, const Coordinator&,
+                       const std::vector<size_t>& indexes,
+                       std::vector<GroupResult>& out) -> asio::awaitable<Status> {
+    protocol::DeleteGroupsRequest req;
+    for (size_t i : indexes) req.groups_names.push_back(out[i].group_id);
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    for (size_t i : indexes) {
+      GroupResult& r = out[i];
+      r.status = no_answer("DeleteGroups", "group " + r.group_id, conn);
+      for (const auto& g : reply->body.results) {
+        if (g.group_id == r.group_id) {
+          r.status = status_from(g.error_code, std::nullopt, "group " + r.group_id);
+        }
+      }
+    }
+    co_return Status::OK();
+  };
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  co_return results;
+}
+
+// ---- OffsetFetch ------------------------------------------------------------------------------
+
+namespace {
+
+protocol::OffsetFetchRequest offset_fetch_request(
+    const std::string& group, const std::optional<std::vector<TopicPartition>>& partitions) {
+  using Req = protocol::OffsetFetchRequest;
+  Req req;
+  req.group_id = group;  // v1-7
+  Req::OffsetFetchRequestGroup& g = req.groups.emplace_back();  // v8+
+  g.group_id = group;
+  if (!partitions) {
+    req.topics = std::nullopt;  // null: every partition with an offset
+    g.topics = std::nullopt;
+    return req;
+  }
+  for (auto& [topic, indexes] : by_topic(*partitions)) {
+    req.topics->push_back({topic, indexes, {}});
+    g.topics->push_back({topic, indexes, {}});
+  }
+  return req;
+}
+
+// The group's offsets out of a response of either layout (v8+: per group).
+Status read_offsets(const protocol::OffsetFetchResponse& r, int16_t version,
+                    const std::string& group, const BrokerConnection& conn,
+                    std::vector<CommittedOffset>& out) {
+  auto add = [&out](const std::string& topic, const auto& p) {
+    out.push_back({{topic, p.partition_index},
+                   status_from(p.error_code, std::nullopt, "offset of " + topic + "-" +
+                                                               std::to_string(p.partition_index)),
+                   p.committed_offset, p.committed_leader_epoch, p.metadata});
+  };
+  if (version < 8) {
+    for (const auto& t : r.topics) {
+      for (const auto& p : t.partitions) add(t.name, p);
+    }
+    return status_from(r.error_code, std::nullopt, "offsets of group " + group);
+  }
+  for (const auto& g : r.groups) {
+    if (g.group_id != group) continue;
+    for (const auto& t : g.topics) {
+      for (const auto& p : t.partitions) add(t.name, p);
+    }
+    return status_from(g.error_code, std::nullopt, "offsets of group " + group);
+  }
+  return no_answer("OffsetFetch", "group " + group, conn);
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::vector<CommittedOffset>>> Client::offset_fetch(
+    std::string group, std::optional<std::vector<TopicPartition>> partitions) {
+  using Outcome = GroupOutcome<std::vector<CommittedOffset>>;
+  std::vector<Outcome> results(1);
+  auto send_group = [&group, &partitions](BrokerConnection& conn, const Coordinator&,
+                                          const std::vector<size_t>&,
+                                          std::vector<Outcome>& out) -> asio::awaitable<Status> {
+    auto reply = co_await conn.send(offset_fetch_request(group, partitions));
+    if (!reply.ok()) co_return reply.status();
+    out[0].value.clear();
+    out[0].status = read_offsets(reply->body, reply->version, group, conn, out[0].value);
+    if (out[0].status.ok()) out[0].status = group_status_of(out[0].value);
+    co_return Status::OK();
+  };
+  const std::vector<std::string> groups(1, group);
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  if (!results[0].status.ok()) co_return results[0].status;
+  std::vector<CommittedOffset>& got = results[0].value;
+  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.tp < b.tp; });
+  if (!partitions) co_return got;
+  // The caller's order; a partition the broker left out has no committed offset.
+  std::vector<CommittedOffset> out;
+  for (const TopicPartition& tp : *partitions) {
+    auto it = std::lower_bound(got.begin(), got.end(), tp,
+                               [](const CommittedOffset& c, const TopicPartition& t) {
+                                 return c.tp < t;
+                               });
+    if (it != got.end() && it->tp == tp) {
+      out.push_back(*it);
+    } else {
+      out.push_back({tp, Status::OK(), -1, -1, std::nullopt});
+    }
+  }
+  co_return out;
+}
+
+// ---- OffsetCommit, OffsetDelete ---------------------------------------------------------------
+
+namespace {
+
+// Per-partition outcomes of a response (topics with partitions with error codes), in the
+// caller's order.
+template <typename Topics>
+std::vector<PartitionStatus> partition_outcomes(const std::vector<TopicPartition>& asked,
+                                                const Topics& topics, std::string_view api,
+                                                const BrokerConnection& conn) {
+  std::vector<PartitionStatus> out;
+  for (const TopicPartition& tp : asked) {
+    Status s = no_answer(api, to_string(tp), conn);
+    for (const auto& t : topics) {
+      if (t.name != tp.topic) continue;
+      for (const auto& p : t.partitions) {
+        if (p.partition_index == tp.partition) {
+          s = status_from(p.error_code, std::nullopt, to_string(tp));
+        }
+      }
+    }
+    out.push_back({tp, std::move(s)});
+  }
+  return out;
+}
+
+protocol::OffsetCommitRequest offset_commit_request(const std::string& group,
+                                                    const std::vector<OffsetToCommit>& offsets) {
+  using Req = protocol::OffsetCommitRequest;
+  Req req;
+  req.group_id = group;
+  req.generation_id_or_member_epoch = -1;  // an admin commit: no generation, no member
+  req.member_id = "";
+  req.retention_time_ms = -1;  // the broker's offsets.retention.minutes
+  std::map<std::string, std::vector<Req::OffsetCommitRequestPartition>> topics;
+  for (const OffsetToCommit& o : offsets) {
+    Req::OffsetCommitRequestPartition p;
+    p.partition_index = o.tp.partition;
+    p.committed_offset = o.offset;
+    p.committed_leader_epoch = o.leader_epoch;
+    p.committed_metadata = o.metadata.value_or("");
+    topics[o.tp.topic].push_back(std::move(p));
+  }
+  for (auto& entry : topics) {
+    Req::OffsetCommitRequestTopic& t = req.topics.emplace_back();
+    t.name = entry.first;
+    t.partitions = std::move(entry.second);
+  }
+  return req;
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::vector<PartitionStatus>>> Client::offset_commit(
+    std::string group, std::vector<OffsetToCommit> offsets) {
+  using Outcome = GroupOutcome<std::vector<PartitionStatus>>;
+  std::vector<TopicPartition> asked;
+  for (const OffsetToCommit& o : offsets) asked.push_back(o.tp);
+  std::vector<Outcome> results(1);
+  auto send_group = [&](BrokerConnection& conn, const Coordinator&, const std::vector<size_t>&,
+                        std::vector<Outcome>& out) -> asio::awaitable<Status> {
+    auto reply = co_await conn.send(offset_commit_request(group, offsets));
+    if (!reply.ok()) co_return reply.status();
+    out[0].value = partition_outcomes(asked, reply->body.topics, "OffsetCommit", conn);
+    // Coordinator errors come per partition; committing everything again is harmless.
+    out[0].status = group_status_of(out[0].value);
+    co_return Status::OK();
+  };
+  const std::vector<std::string> groups(1, group);
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  if (!results[0].status.ok()) co_return results[0].status;
+  co_return std::move(results[0].value);
+}
+
+asio::awaitable<Result<std::vector<PartitionStatus>>> Client::offset_delete(
+    std::string group, std::vector<TopicPartition> partitions) {
+  using Outcome = GroupOutcome<std::vector<PartitionStatus>>;
+  std::vector<Outcome> results(1);
+  auto send_group = [&](BrokerConnection& conn, const Coordinator&, const std::vector<size_t>&,
+                        std::vector<Outcome>& out) -> asio::awaitable<Status> {
+    protocol::OffsetDeleteRequest req;
+    req.group_id = group;
+    for (auto& [topic, indexes] : by_topic(partitions)) {
+      auto& t = req.topics.emplace_back();
+      t.name = topic;
+      for (int32_t p : indexes) t.partitions.push_back({p, {}});
+    }
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    out[0].status = status_from(reply->body.error_code, std::nullopt, "group " + group);
+    if (out[0].status.ok()) {
+      out[0].value = partition_outcomes(partitions, reply->body.topics, "OffsetDelete", conn);
+    }
+    co_return Status::OK();
+  };
+  const std::vector<std::string> groups(1, group);
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
+  }
+  if (!results[0].status.ok()) co_return results[0].status;
+  co_return std::move(results[0].value);
+}
+
+}  // namespace mirra::client
