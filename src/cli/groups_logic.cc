@@ -73,6 +73,12 @@ Result<ResetSpec> reset_spec(const GroupsArgs& a) {
   return ResetSpec{ResetKind::duration, d.value()};
 }
 
+// The value of --state, if one was given (CLI11 stores "" for a bare --state).
+std::optional<std::string> state_value(const GroupsArgs& a) {
+  if (a.state.empty() || a.state.front().empty()) return std::nullopt;
+  return a.state.front();
+}
+
 Status check_groups_scope(const GroupsArgs& a, std::string_view action) {
   if (a.all_groups && !a.groups.empty()) {
     return invalid("--all-groups and --group cannot be used together");
@@ -93,7 +99,7 @@ Status check_action_args(const GroupsArgs& a, GroupsCommand& c) {
                        "--state");
       }
       if (a.verbose && !a.members) return invalid("--verbose can only be used with --members");
-      if (!a.state.empty()) return invalid("--state takes no value with --describe");
+      if (state_value(a)) return invalid("--state takes no value with --describe");
       c.view = a.members ? DescribeView::members
                          : (a.state_given ? DescribeView::state : DescribeView::offsets);
       c.verbose = a.verbose;
@@ -167,8 +173,8 @@ Result<GroupsCommand> check_args(const GroupsArgs& a) {
   }
   if (c.action == GroupsAction::list && a.state_given) {
     c.with_state = true;
-    if (!a.state.empty()) {
-      auto states = parse_states(a.state.front());
+    if (auto value = state_value(a)) {
+      auto states = parse_states(*value);
       if (!states.ok()) return states.status();
       c.states = std::move(states.value());
     }
