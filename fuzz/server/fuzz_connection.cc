@@ -5,8 +5,10 @@
 // as it ends a connection. Responses must be well-formed frames (a size prefix matching their
 // length), or nothing at all for Produce with acks=0.
 //
-// Fetch long polls are capped at 0 ms (BrokerState::max_fetch_wait) and topics at 8
-// partitions, so that one input cannot stall the fuzzer or fill the disk.
+// Fetch long polls are capped at 0 ms (BrokerState::max_fetch_wait), group join and sync
+// phases too (GroupCoordinator::set_max_phase_wait: a parked SyncGroup waits at most for the
+// coordinator's next sweep), and topics at 8 partitions, so that one input cannot stall the
+// fuzzer or fill the disk.
 #include <cstdint>
 #include <cstdlib>
 
@@ -20,9 +22,11 @@ namespace {
 
 InProcessBroker& fuzz_broker() {
   static std::unique_ptr<InProcessBroker> broker = [] {
-    auto b = InProcessBroker::start({"num.io.threads=2", "num.partitions=2"});
+    auto b = InProcessBroker::start({"num.io.threads=2", "num.partitions=2",
+                                      "offsets.topic.num.partitions=2"});
     if (!b.ok()) abort();
     b.value()->state().max_fetch_wait = std::chrono::milliseconds(0);
+    b.value()->state().groups->set_max_phase_wait(std::chrono::milliseconds(0));
     b.value()->state().topic_admin->set_max_partitions(8);
     return std::move(b.value());
   }();

@@ -12,6 +12,7 @@
 #include "protocol/records/batch_builder.h"
 #include "protocol/records/record.h"
 #include "storage/durable_file.h"
+#include "storage/log_scan.h"
 #include "storage/partition_log.h"
 #include "storage/segment.h"
 
@@ -25,7 +26,6 @@ namespace fs = std::filesystem;
 using storage::PartitionLog;
 
 // Bytes read per step while replaying (at least one whole batch is always read).
-constexpr int32_t kReplayReadBytes = 1 << 20;
 
 storage::LogConfig log_config(const MetadataLogOptions& options) {
   storage::LogConfig c;
@@ -109,30 +109,10 @@ Status replay_batch(const records::BatchView& batch, int64_t from, MetadataImage
 
 // Replays every record from `from` to the log end into the image.
 Status replay(const PartitionLog& log, int64_t from, MetadataImage& image) {
-  std::vector<uint8_t> buf;
   std::vector<uint8_t> scratch;
-  int64_t offset = from;
-  while (offset < log.log_end_offset()) {
-    auto read = log.read(offset, kReplayReadBytes, storage::ReadBound::log_end, true);
-    if (!read) return read.status();
-    if (read->slices.empty())
-      return corrupt(fmt::format("metadata log: nothing to read at offset {} below the log end {}",
-                                 offset, log.log_end_offset()));
-    for (const storage::FileSlice& slice : read->slices) {
-      buf.resize(static_cast<size_t>(slice.size));
-      if (Status st = slice.file->read_at(slice.position, buf); !st) return st;
-      std::span<const uint8_t> rest(buf);
-      while (!rest.empty()) {
-        auto batch = records::BatchView::parse(rest);
-        if (!batch) return batch.status();
-        if (Status st = replay_batch(*batch, from, image, scratch); !st)
-          return Status(st.code(), fmt::format("{}: {}", log.dir().string(), st.message()));
-        offset = batch->next_offset();
-        rest = rest.subspan(batch->size());
-      }
-    }
-  }
-  return Status::OK();
+  return storage::scan_batches(log, from, [&](const records::BatchView& batch) {
+    return replay_batch(batch, from, image, scratch);
+  });
 }
 
 }  // namespace

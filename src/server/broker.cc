@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "base/log.h"
+#include "groups/group_coordinator.h"
+#include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
 #include "base/parse.h"
 
@@ -71,6 +73,16 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
 
+  offsets_topic_ = std::make_unique<groups::OffsetsTopic>(*metadata_, *partitions_, *topic_admin_,
+                                                          config_.groups);
+  groups_ = std::make_unique<groups::GroupCoordinator>(
+      io_.get_executor(), *offsets_topic_, config_.groups,
+      [this](const groups::TopicPartition& tp) {
+        return partitions_->find(tp.topic, tp.partition) != nullptr;
+      });
+  groups_->start();
+  state_.groups = groups_.get();
+
   partitions_->start_housekeeping();
   if (!listen) {
     state_.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 0});
@@ -84,8 +96,11 @@ asio::awaitable<Status> Broker::start(bool listen) {
 asio::awaitable<void> Broker::stop() {
   if (server_) {
     server_->stop();
+    // Parked JoinGroup/SyncGroup requests would otherwise hold their connections open.
+    if (groups_) groups_->stop();
     co_await server_->wait_closed();
   }
+  if (groups_) groups_->stop();
   if (partitions_) co_await partitions_->shutdown();
   if (metadata_) co_await metadata_->close();
   if (shards_) shards_->stop();

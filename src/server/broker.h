@@ -1,7 +1,8 @@
 // Broker: everything one Mirra node runs, wired together in start-up order and torn down in
 // reverse:
 //   meta.properties (cluster id) -> shard threads -> metadata store (replays the metadata log)
-//   -> partition manager (opens and recovers every partition) -> listeners.
+//   -> partition manager (opens and recovers every partition) -> group coordinator (loads
+//   __consumer_offsets in the background) -> listeners.
 // Shutdown: stop accepting, finish in-flight requests, close the logs (flush, checkpoints),
 // write a metadata snapshot, join the shard threads.
 //
@@ -16,6 +17,8 @@
 #include "cluster/partition_manager.h"
 #include "cluster/shard_pool.h"
 #include "cluster/topic_admin.h"
+#include "groups/group_coordinator.h"
+#include "groups/offsets_topic.h"
 #include "server/config.h"
 #include "server/fetch_session.h"
 #include "server/request_context.h"
@@ -49,6 +52,8 @@ class Broker {
   std::unique_ptr<cluster::PartitionManager> partitions_;
   std::unique_ptr<cluster::TopicAdmin> topic_admin_;
   std::unique_ptr<FetchSessionCache> fetch_sessions_;
+  std::unique_ptr<groups::OffsetsTopic> offsets_topic_;
+  std::unique_ptr<groups::GroupCoordinator> groups_;
   std::unique_ptr<Server> server_;
 };
 

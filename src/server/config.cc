@@ -63,6 +63,17 @@ Apply int_key(T ServerConfig::*field, int64_t min, int64_t max) {
   };
 }
 
+// A group coordinator key; `unit` scales the value (offsets.retention.minutes is stored in ms).
+template <typename T>
+Apply group_key(T groups::GroupConfig::*field, int64_t min, int64_t max, int64_t unit = 1) {
+  return [=](ServerConfig& c, const std::string& k, const std::string& v) {
+    auto r = parse_int<T>(k, v, min, max / unit);
+    if (!r.ok()) return r.status();
+    c.groups.*field = static_cast<T>(r.value() * unit);
+    return Status::OK();
+  };
+}
+
 const std::map<std::string, Apply>& broker_keys() {
   static const std::map<std::string, Apply> keys = {
       {"node.id", int_key(&ServerConfig::node_id, 0, kI32Max)},
@@ -76,6 +87,20 @@ const std::map<std::string, Apply>& broker_keys() {
       {"num.io.threads", int_key(&ServerConfig::num_io_threads, 1, kI32Max)},
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
       {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
+      {"group.min.session.timeout.ms", group_key(&groups::GroupConfig::min_session_timeout_ms, 1, kI32Max)},
+      {"group.max.session.timeout.ms", group_key(&groups::GroupConfig::max_session_timeout_ms, 1, kI32Max)},
+      {"group.initial.rebalance.delay.ms",
+       group_key(&groups::GroupConfig::initial_rebalance_delay_ms, 0, kI32Max)},
+      {"group.max.size", group_key(&groups::GroupConfig::max_size, 1, kI32Max)},
+      {"offsets.topic.num.partitions",
+       group_key(&groups::GroupConfig::offsets_topic_partitions, 1, 1000)},
+      {"offsets.topic.segment.bytes",
+       group_key(&groups::GroupConfig::offsets_topic_segment_bytes, 14, kI32Max)},
+      {"offsets.retention.minutes",
+       group_key(&groups::GroupConfig::offsets_retention_ms, 1, kI64Max, 60000)},
+      {"offsets.retention.check.interval.ms",
+       group_key(&groups::GroupConfig::offsets_retention_check_interval_ms, 1, kI64Max)},
+      {"offset.metadata.max.bytes", group_key(&groups::GroupConfig::offset_metadata_max_bytes, 0, kI32Max)},
       {"auto.create.topics.enable",
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_bool(k, v);
@@ -124,7 +149,7 @@ const std::set<std::string>& accepted_unused_keys() {
       "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor",
       "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
       "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr",
-      "log.retention.check.interval.ms", "group.initial.rebalance.delay.ms",
+      "log.retention.check.interval.ms",
       "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "log.cleaner.enable"};
   return keys;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "groups/group_config.h"
 
 namespace mirra::server {
 
@@ -47,6 +48,7 @@ struct ServerConfig {
   int32_t num_io_threads = 8;
   int64_t connections_max_idle_ms = 600000;
   int32_t max_connections = 2147483647;
+  groups::GroupConfig groups;  // group.*, offsets.* (the group coordinator)
   // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.
   std::map<std::string, std::string> topic_defaults;
 };

@@ -33,6 +33,18 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeTopicPartitionsRequest::kApiKey] = &handle_describe_topic_partitions;
   table[protocol::IncrementalAlterConfigsRequest::kApiKey] = &handle_incremental_alter_configs;
   table[protocol::OffsetForLeaderEpochRequest::kApiKey] = &handle_offset_for_leader_epoch;
+  // Consumer groups (src/groups).
+  table[protocol::FindCoordinatorRequest::kApiKey] = &handle_find_coordinator;
+  table[protocol::JoinGroupRequest::kApiKey] = &handle_join_group;
+  table[protocol::SyncGroupRequest::kApiKey] = &handle_sync_group;
+  table[protocol::HeartbeatRequest::kApiKey] = &handle_heartbeat;
+  table[protocol::LeaveGroupRequest::kApiKey] = &handle_leave_group;
+  table[protocol::OffsetCommitRequest::kApiKey] = &handle_offset_commit;
+  table[protocol::OffsetFetchRequest::kApiKey] = &handle_offset_fetch;
+  table[protocol::ListGroupsRequest::kApiKey] = &handle_list_groups;
+  table[protocol::DescribeGroupsRequest::kApiKey] = &handle_describe_groups;
+  table[protocol::DeleteGroupsRequest::kApiKey] = &handle_delete_groups;
+  table[protocol::OffsetDeleteRequest::kApiKey] = &handle_offset_delete;
   return table;
 }
 

@@ -55,6 +55,8 @@ class InProcessBroker {
   void run_until_done(const Call& call);
   // Runs whatever is ready on the core loop now, without waiting.
   void poll() { io_.poll(); }
+  // Runs the core loop for `d` (timers included: e.g. the group coordinator's sweep).
+  void run_for(std::chrono::milliseconds d) { io_.run_for(d); }
   // Decodes a finished call's response.
   template <typename Resp>
   Result<Resp> response_of(const Call& call, int16_t version) {

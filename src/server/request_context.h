@@ -26,6 +26,10 @@ class PartitionManager;
 class TopicAdmin;
 }  // namespace mirra::cluster
 
+namespace mirra::groups {
+class GroupCoordinator;
+}  // namespace mirra::groups
+
 namespace mirra::server {
 
 class FetchSessionCache;
@@ -55,6 +59,7 @@ struct BrokerState {
   cluster::TopicAdmin* topic_admin = nullptr;
   std::string cluster_id;
   FetchSessionCache* fetch_sessions = nullptr;
+  groups::GroupCoordinator* groups = nullptr;
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;

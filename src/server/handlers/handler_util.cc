@@ -8,6 +8,14 @@
 
 namespace mirra::server {
 
+std::string client_host(const RequestContext& ctx) {
+  const std::string& peer = ctx.connection != nullptr ? ctx.connection->peer : std::string();
+  const size_t colon = peer.rfind(':');
+  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return "/" + host;
+}
+
 bool is_internal_topic(std::string_view name) {
   return name == "__consumer_offsets" || name == "__transaction_state";
 }

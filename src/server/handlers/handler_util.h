@@ -29,6 +29,12 @@ constexpr int32_t kAllTopicOperations =
 constexpr int32_t kAllClusterOperations =
     (1 << 4) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
 
+// Group: READ, DESCRIBE, DELETE.
+constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+
+// The client's address as Kafka reports it in group member descriptions ("/127.0.0.1").
+std::string client_host(const RequestContext& ctx);
+
 // The internal topics of the group and transaction coordinators.
 bool is_internal_topic(std::string_view name);
 

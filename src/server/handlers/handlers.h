@@ -9,18 +9,29 @@ asio::awaitable<HandlerResult> handle_alter_configs(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_api_versions(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_delete_groups(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_configs(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_describe_groups(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_heartbeat(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx);
 
 // The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with
 // UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.

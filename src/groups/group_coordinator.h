@@ -1,0 +1,154 @@
+// GroupCoordinator: Kafka's classic group protocol on one node. It owns every group (members,
+// rebalance state, committed offsets) and keeps them durable in __consumer_offsets.
+//
+// Requests come from the handlers as their decoded protocol structs and get the response
+// struct back; a JoinGroup or SyncGroup that must wait for other members is parked on a
+// waiter and resumed by whichever event completes the phase (the last member joining, the
+// leader's assignments, a deadline).
+//
+// Membership (group_coordinator.cc, group_membership.cc) follows Kafka's classic coordinator:
+// member ids issued by the broker (MEMBER_ID_REQUIRED from JoinGroup v4), static members by
+// group.instance.id, a delayed first rebalance of an empty group, session timeouts, rebalance
+// timeouts, generation checks on every call. Offsets (group_offsets.cc): commits are durable
+// before they are acknowledged; admin commits (generation -1, no member id) are accepted for
+// groups without members only. Loading (group_load.cc): on start every __consumer_offsets
+// partition is read back; until a group's partition is loaded its requests get
+// COORDINATOR_LOAD_IN_PROGRESS.
+//
+// Threading: core thread only. Timing is checked by one periodic sweep (kSweepInterval): join
+// and sync deadlines, expired sessions, expired offsets.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "base/asio.h"
+#include "base/status.h"
+#include "groups/group.h"
+#include "groups/group_config.h"
+#include "groups/offsets_topic.h"
+#include "protocol/messages/delete_groups.h"
+#include "protocol/messages/describe_groups.h"
+#include "protocol/messages/heartbeat.h"
+#include "protocol/messages/join_group.h"
+#include "protocol/messages/leave_group.h"
+#include "protocol/messages/list_groups.h"
+#include "protocol/messages/offset_commit.h"
+#include "protocol/messages/offset_delete.h"
+#include "protocol/messages/offset_fetch.h"
+#include "protocol/messages/sync_group.h"
+
+namespace mirra::groups {
+
+// Who sent a request, for member records and DescribeGroups.
+struct ClientInfo {
+  std::string client_id;
+  std::string host;
+};
+
+class GroupCoordinator {
+ public:
+  static constexpr std::chrono::milliseconds kSweepInterval{100};
+
+  GroupCoordinator(asio::any_io_executor core, OffsetsTopic& topic, const GroupConfig& config,
+                   std::function<bool(const TopicPartition&)> partition_exists);
+  GroupCoordinator(const GroupCoordinator&) = delete;
+  GroupCoordinator& operator=(const GroupCoordinator&) = delete;
+
+  // Loads existing __consumer_offsets partitions (in the background) and starts the sweep.
+  void start();
+  // Stops the sweep; parked requests are answered with COORDINATOR_NOT_AVAILABLE.
+  void stop();
+
+  // FindCoordinator: NONE once the offsets topic exists (created on first use), or the error.
+  asio::awaitable<Status> ready_for(const std::string& group_id);
+
+  asio::awaitable<protocol::JoinGroupResponse> join(const protocol::JoinGroupRequest& req,
+                                                    int16_t version, const ClientInfo& client);
+  asio::awaitable<protocol::SyncGroupResponse> sync(const protocol::SyncGroupRequest& req,
+                                                    int16_t version);
+  protocol::HeartbeatResponse heartbeat(const protocol::HeartbeatRequest& req);
+  asio::awaitable<protocol::LeaveGroupResponse> leave(const protocol::LeaveGroupRequest& req,
+                                                      int16_t version);
+
+  asio::awaitable<protocol::OffsetCommitResponse> commit(const protocol::OffsetCommitRequest& req,
+                                                         int16_t version);
+  // One group of an OffsetFetch (v8+ carries several): topics nullopt = all committed.
+  protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_offsets(
+      const std::string& group_id,
+      const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics);
+  asio::awaitable<protocol::OffsetDeleteResponse> delete_offsets(
+      const protocol::OffsetDeleteRequest& req);
+
+  protocol::ListGroupsResponse list(const protocol::ListGroupsRequest& req, int16_t version);
+  protocol::DescribeGroupsResponse::DescribedGroup describe(const std::string& group_id,
+                                                            int16_t version);
+  asio::awaitable<protocol::DeleteGroupsResponse::DeletableGroupResult> delete_group(
+      const std::string& group_id);
+
+  // Caps how long a join or sync phase may wait for members (default: their rebalance
+  // timeouts). The in-process fuzzer sets 0, where nothing else would complete a phase.
+  void set_max_phase_wait(std::chrono::milliseconds cap) { max_phase_wait_ = cap; }
+
+  // For tests and DescribeGroups: nullptr when unknown.
+  const Group* find(const std::string& group_id) const;
+
+ private:
+  // group_coordinator.cc: request checks and the join/sync phases.
+  Status check_available(const std::string& group_id) const;
+  Group& get_or_create(const std::string& group_id);
+  JoinWaiter new_join_waiter() const;
+  SyncWaiter new_sync_waiter() const;
+  protocol::JoinGroupResponse join_response(const Group& g, const Member& m, int16_t version) const;
+  JoinWaiter join_new_member(Group& g, const protocol::JoinGroupRequest& req, int16_t version,
+                             const ClientInfo& client);
+  JoinWaiter join_static_member(Group& g, std::string old_id,  // a copy: the map entry changes
+                                const protocol::JoinGroupRequest& req, int16_t version,
+                                const ClientInfo& client);
+  JoinWaiter join_known_member(Group& g, const protocol::JoinGroupRequest& req, int16_t version,
+                               const ClientInfo& client);
+  Member& add_member(Group& g, const std::string& member_id, const protocol::JoinGroupRequest& req,
+                     const ClientInfo& client);
+  asio::awaitable<void> complete_sync(std::string group_id, int32_t generation);
+
+  // group_membership.cc: transitions shared by join, leave, heartbeat expiry and the sweep.
+  void prepare_rebalance(Group& g, const std::string& reason);
+  void maybe_complete_join(Group& g);
+  void complete_join(Group& g);
+  void remove_member(Group& g, const std::string& member_id, ErrorCode answer);
+  void member_left(Group& g, const std::string& reason);
+  void set_state(Group& g, GroupState s);
+  std::chrono::milliseconds phase_wait(int64_t ms) const;
+  void touch(Member& m) const;
+  // The group's membership record, written now (awaited) or in the background (logged).
+  asio::awaitable<Status> write_group(const std::string& group_id);
+  void persist_group(const Group& g);
+  std::vector<OffsetsEntry> group_entries(const Group& g) const;
+  void sweep();
+  asio::awaitable<void> sweep_loop();
+
+  // group_offsets.cc.
+  void expire_offsets();
+
+  // group_load.cc.
+  asio::awaitable<void> load_all();
+  Status replay(const OffsetsEntry& e);
+  void finish_loading(Group& g) const;
+
+  asio::any_io_executor core_;
+  OffsetsTopic& topic_;
+  const GroupConfig& config_;
+  std::function<bool(const TopicPartition&)> partition_exists_;
+  std::map<std::string, Group> groups_;
+  std::set<int32_t> loading_;  // __consumer_offsets partitions not loaded yet
+  bool loaded_ = false;        // load_all() has finished
+  asio::steady_timer sweep_timer_;
+  SteadyClock::time_point next_offset_expiry_;
+  bool stopped_ = false;
+  std::chrono::milliseconds max_phase_wait_ = std::chrono::milliseconds::max();
+};
+
+}  // namespace mirra::groups

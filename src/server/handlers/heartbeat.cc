@@ -1,0 +1,15 @@
+// Heartbeat (key 12): keeps a member's session alive; REBALANCE_IN_PROGRESS tells it to rejoin.
+#include "protocol/messages/heartbeat.h"
+
+#include "groups/group_coordinator.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+
+asio::awaitable<HandlerResult> handle_heartbeat(RequestContext& ctx) {
+  auto req = decode_body<protocol::HeartbeatRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  co_return respond(ctx, ctx.broker->groups->heartbeat(req.value()));
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,65 @@
+// OffsetFetch (key 9): committed offsets of one group (v1-7) or several (v8+); all of a
+// group's when no topics are named (v2+). Offsets never committed are -1. Nothing is pending
+// in a transaction yet, so require_stable never has to wait.
+#include "protocol/messages/offset_fetch.h"
+
+#include "groups/group_coordinator.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::OffsetFetchRequest;
+using protocol::OffsetFetchResponse;
+
+// v1-7: one group, answered in the pre-v8 layout (a v1 response has no group-level error, so
+// it goes to every partition).
+OffsetFetchResponse single_group(const RequestContext& ctx, const OffsetFetchRequest& req) {
+  std::optional<std::vector<OffsetFetchRequest::OffsetFetchRequestTopics>> topics;
+  if (req.topics) {
+    topics.emplace();
+    for (const auto& t : *req.topics) topics->push_back({t.name, t.partition_indexes, {}});
+  }
+  auto group = ctx.broker->groups->fetch_offsets(req.group_id, topics);
+  OffsetFetchResponse resp;
+  resp.error_code = group.error_code;
+  if (group.error_code != 0 && req.topics) {
+    group = ctx.broker->groups->fetch_offsets("", std::nullopt);  // for the layout only
+    group.topics.clear();
+    for (const auto& t : *req.topics) {
+      auto& out = group.topics.emplace_back();
+      out.name = t.name;
+      for (int32_t p : t.partition_indexes) {
+        auto& po = out.partitions.emplace_back();
+        po.partition_index = p;
+        po.committed_offset = -1;
+        po.metadata = "";
+        po.error_code = resp.error_code;
+      }
+    }
+  }
+  for (const auto& t : group.topics) {
+    auto& out = resp.topics.emplace_back();
+    out.name = t.name;
+    for (const auto& p : t.partitions) {
+      out.partitions.push_back({p.partition_index, p.committed_offset, p.committed_leader_epoch,
+                                p.metadata, p.error_code, {}});
+    }
+  }
+  return resp;
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx) {
+  auto req = decode_body<OffsetFetchRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  if (ctx.api_version < 8) co_return respond(ctx, single_group(ctx, req.value()));
+  OffsetFetchResponse resp;
+  for (const auto& g : req->groups) {
+    resp.groups.push_back(ctx.broker->groups->fetch_offsets(g.group_id, g.topics));
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server
