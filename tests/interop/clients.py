@@ -14,6 +14,9 @@ Consumers are assignment-based (no consumer group: Mirra has no group coordinato
     and admin ListOffsets (the same code paths its consumer uses);
   - @platformatic/kafka: Consumer.fetch() and listOffsets(), which never join a group.
 Producers are non-idempotent (no InitProducerId yet).
+
+Consumer groups (test_groups.py): `group_cycle` of kafka-python and kafkajs, and
+`ConfluentMember` (one confluent-kafka group member per process, near the end of this file).
 """
 import json
 import os
@@ -215,6 +218,35 @@ class ConfluentKafka(Client):
         finally:
             c.close()
 
+    # --- consumer groups (the members themselves are ConfluentMember processes, below) ---
+
+    def committed(self, group, topic, partitions):
+        """{partition: committed offset} of `group` (OffsetFetch; -1001 = none), read by a
+        consumer of that group that never joins it."""
+        c = self.ck.Consumer({"bootstrap.servers": self.bootstrap, "group.id": group,
+                              "enable.auto.commit": False})
+        try:
+            tps = c.committed([self.ck.TopicPartition(topic, p) for p in range(partitions)],
+                              timeout=STEP_TIMEOUT)
+            bad = [(tp.partition, str(tp.error)) for tp in tps if tp.error is not None]
+            assert not bad, f"committed({group}): {bad}"
+            return {tp.partition: tp.offset for tp in tps}
+        finally:
+            c.close()
+
+    def describe_group(self, group):
+        """DescribeGroups (librdkafka's list_groups asks ListGroups, then DescribeGroups):
+        {"state", "protocol_type", "protocol", "members": [{"id", "client_id", "host"}]}."""
+        from confluent_kafka.admin import AdminClient
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        found = admin.list_groups(group, timeout=STEP_TIMEOUT)
+        assert len(found) == 1, f"list_groups({group}): {found}"
+        g = found[0]
+        assert g.error is None, f"describe {group}: {g.error}"
+        return {"state": g.state, "protocol_type": g.protocol_type, "protocol": g.protocol,
+                "members": [{"id": m.id, "client_id": m.client_id, "host": m.client_host}
+                            for m in g.members]}
+
 
 # --------------------------------------------------------------------------------------------
 class KafkaPython(Client):
@@ -339,6 +371,27 @@ class KafkaPython(Client):
             return self._poll(c, count, timeout)
         finally:
             c.close()
+
+    def group_cycle(self, topic, group, count, timeout=STEP_TIMEOUT, **conf):
+        """One member of `group` subscribed to `topic`: joins, consumes `count` records from
+        the earliest offset, commits its positions synchronously, and leaves (close() sends
+        LeaveGroup). Returns {"assignment": [partitions], "records": [...],
+        "committed": {partition: offset}}."""
+        kw = {"bootstrap_servers": self.bootstrap, "group_id": group,
+              "enable_auto_commit": False, "auto_offset_reset": "earliest",
+              "fetch_max_wait_ms": 100, "session_timeout_ms": 6000,
+              "heartbeat_interval_ms": 500, "max_poll_interval_ms": 20000}
+        kw.update(conf)
+        c = self.kafka.KafkaConsumer(**kw)
+        try:
+            c.subscribe([topic])
+            out = self._poll(c, count, timeout)
+            assignment = sorted(tp.partition for tp in c.assignment())
+            c.commit()  # synchronous: the positions of every assigned partition
+            positions = {tp.partition: c.position(tp) for tp in c.assignment()}
+        finally:
+            c.close()  # leaves the group
+        return {"assignment": assignment, "records": out, "committed": positions}
 
 
 # --------------------------------------------------------------------------------------------
@@ -707,6 +760,21 @@ class KafkaJS(NodeClient):
     lacks = {c: "kafkajs 2.2.4 ships only gzip; snappy, lz4 and zstd need extra codec packages"
              for c in ("snappy", "lz4", "zstd")}
 
+    def group_cycle(self, topic, group, count, timeout=STEP_TIMEOUT, **conf):
+        """kafkajs' group consumer (see group_cycle of KafkaPython): joins, consumes `count`
+        records from the beginning with autoCommit off, commitOffsets(), disconnect()
+        (LeaveGroup). Returns {"assignment", "records", "committed", "join"}."""
+        lines = self._call({"op": "group", "topic": topic, "group": group, "count": count,
+                            "timeoutMs": int(timeout * 1000), **conf}, timeout + 20)
+        joins = [l["join"] for l in lines if "join" in l]
+        assert joins, f"kafkajs never reported joining {group}: {lines[-5:]}"
+        committed = [l["committed"] for l in lines if "committed" in l]
+        assert len(committed) == 1, f"kafkajs commit report: {lines[-5:]}"
+        return {"join": joins[-1],
+                "assignment": sorted(joins[-1]["assignment"].get(topic, [])),
+                "records": [l for l in lines if "offset" in l],
+                "committed": {int(p): o for p, o in committed[0].items()}}
+
 
 class Platformatic(NodeClient):
     name = "platformatic"
@@ -719,3 +787,321 @@ class Platformatic(NodeClient):
 
 
 ALL = {c.name: c for c in (Kcat, ConfluentKafka, KafkaPython, KafkaJS, Platformatic)}
+
+
+# --------------------------------------------------------------------------------------------
+# Consumer-group members as processes (tests/interop/test_groups.py).
+#
+# A ConfluentMember is one confluent-kafka consumer in its own process (`python3 clients.py
+# confluent-member`), so that a test can SIGKILL it. The child reads one JSON request line and
+# then command lines from stdin, and writes one JSON event per line to stdout, each stamped
+# with the child's time.monotonic() (CLOCK_MONOTONIC: comparable across processes), so the
+# events of all members of a group can be put in one order:
+#   assign / revoke / lost  {partitions, gen, member}     rebalance callbacks (eager: whole
+#                                                         assignments; cooperative: increments)
+#   rec      {p, o, v}       one processed record
+#   commit   {offsets: [[p, o], ...], why}                a synchronous commit that succeeded
+#   commit_failed {offsets, why, error}
+#   status   {id, gen, member, assignment}                answer to {"op": "status"}
+#   nocommit / closed / reopened / error / hb             (hb: a HeartbeatResponse received,
+#                                                         with "heartbeats": true)
+# Commits are explicit offsets (last processed + 1) of the owned partitions: every
+# `commit_ms`, and in on_revoke for the revoked ones (never in on_lost).
+
+MEMBER_TIMEOUT = 20.0  # one answer of a member process
+
+
+def parse_group_metadata(blob):
+    """(generation, member id) from librdkafka 2.0's serialized consumer group metadata
+    ("CGMDv2:", generation int32 in host order, group id, member id, instance id)."""
+    import struct
+    assert blob[:7] == b"CGMDv2:", blob
+    gen = struct.unpack("=i", blob[7:11])[0]
+    _group, member, _rest = blob[11:].split(b"\0", 2)
+    return gen, member.decode()
+
+
+class GroupLog:
+    """The events of every member of one test, in arrival order, each with "m" (the member's
+    name) and "t" (its monotonic stamp). `wait(cond)` polls a condition over them."""
+
+    def __init__(self):
+        self.events = []
+        self.cond = threading.Condition()
+
+    def add(self, ev):
+        with self.cond:
+            self.events.append(ev)
+            self.cond.notify_all()
+
+    def snapshot(self):
+        with self.cond:
+            return list(self.events)
+
+    def ordered(self):
+        return sorted(self.snapshot(), key=lambda e: e["t"])
+
+    def of(self, member, ev=None, since=None):
+        return [e for e in self.snapshot() if e["m"] == member
+                and (ev is None or e["ev"] == ev) and (since is None or e["t"] >= since)]
+
+    def wait(self, cond, timeout, what):
+        """Returns cond()'s first truthy value; woken by every new event (and every 0.2 s)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                v = cond()
+                if v:
+                    return v
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ClientError(f"timed out after {timeout}s waiting for {what}")
+                self.cond.wait(min(left, 0.2))
+
+
+class ConfluentMember:
+    """Parent side of one member process. `conf` adds librdkafka settings (session.timeout.ms,
+    partition.assignment.strategy, group.instance.id, ...)."""
+
+    def __init__(self, bootstrap, name, group, topic, log, conf=None, commit_ms=250,
+                 heartbeats=False):
+        self.name, self.group, self.topic, self.log = name, group, topic, log
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(HERE), str(ROOT / "tests" / "pylib"), os.environ.get("PYTHONPATH", "")]))
+        self.p = subprocess.Popen(
+            ["/usr/bin/python3", str(HERE / "clients.py"), "confluent-member"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env, cwd=ROOT)
+        self.err = []
+        self.exited = threading.Event()
+        self.next_id = 0
+        threading.Thread(target=self._pump, daemon=True).start()
+        threading.Thread(target=self._pump_err, daemon=True).start()
+        self._send({"bootstrap": bootstrap, "group": group, "topic": topic,
+                    "conf": dict(conf or {}), "commit_ms": commit_ms, "heartbeats": heartbeats})
+
+    def __repr__(self):
+        return self.name
+
+    def _pump(self):
+        for line in self.p.stdout:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                self.err.append("stdout: " + line.rstrip())
+                continue
+            ev["m"] = self.name
+            self.log.add(ev)
+        self.exited.set()
+        self.log.add({"m": self.name, "ev": "exit", "t": time.monotonic()})
+
+    def _pump_err(self):
+        for line in self.p.stderr:
+            self.err.append(line.rstrip("\n"))
+
+    def _send(self, obj):
+        try:
+            self.p.stdin.write(json.dumps(obj) + "\n")
+            self.p.stdin.flush()
+        except (BrokenPipeError, OSError) as e:
+            raise ClientError(f"{self.name} is gone ({e}); stderr:\n" + self.stderr()) from None
+
+    def stderr(self, n=30):
+        return "\n".join(self.err[-n:])
+
+    def _ask(self, op, answer, timeout=MEMBER_TIMEOUT):
+        self.next_id += 1
+        rid = self.next_id
+        self._send({"op": op, "id": rid})
+        return self.log.wait(
+            lambda: next((e for e in self.log.of(self.name, answer) if e.get("id") == rid), None)
+            or (self.exited.is_set() and self._died(op)), timeout, f"{self.name}: {op}")
+
+    def _died(self, what):
+        raise ClientError(f"{self.name} exited (code {self.p.poll()}) during {what}; stderr:\n"
+                          + self.stderr())
+
+    def status(self):
+        """{"gen", "member", "assignment": [partitions]} as librdkafka sees them now."""
+        return self._ask("status", "status")
+
+    def stop_commits(self):
+        """No commit is started after this returns (not even in on_revoke)."""
+        return self._ask("nocommit", "nocommit")
+
+    def reopen(self):
+        """close() and a new consumer with the same configuration in the same process: a
+        restart of the member (a static member keeps its group.instance.id)."""
+        return self._ask("reopen", "reopened")
+
+    def close(self, timeout=MEMBER_TIMEOUT):
+        """consumer.close() (on_revoke commits, then LeaveGroup unless static); exit 0."""
+        ev = self._ask("close", "closed", timeout)
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise ClientError(f"{self.name} did not exit after close(); stderr:\n"
+                              + self.stderr()) from None
+        assert rc == 0, f"{self.name} exited {rc} after close(); stderr:\n{self.stderr()}"
+        return ev
+
+    def kill(self):
+        """SIGKILL; logs a "killed" event stamped after the process is gone."""
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+        self.exited.wait(5)
+        t = time.monotonic()
+        self.log.add({"m": self.name, "ev": "killed", "t": t})
+        return t
+
+    def alive(self):
+        return self.p.poll() is None
+
+
+def _confluent_member_main():
+    """The child process of ConfluentMember (see the comment above it)."""
+    import logging
+    import sys
+
+    import confluent_kafka as ck
+
+    req = json.loads(sys.stdin.readline())
+    topic = req["topic"]
+    commands = queue.Queue()
+
+    def read_commands():
+        for line in sys.stdin:
+            if line.strip():
+                commands.put(json.loads(line))
+        commands.put({"op": "eof"})
+
+    threading.Thread(target=read_commands, daemon=True).start()
+    out_lock = threading.Lock()
+
+    def emit(ev, **kw):
+        line = json.dumps(dict(kw, ev=ev, t=time.monotonic()))
+        with out_lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    conf = {"bootstrap.servers": req["bootstrap"], "group.id": req["group"],
+            "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "enable.partition.eof": False, "fetch.wait.max.ms": 100,
+            "session.timeout.ms": 3000, "heartbeat.interval.ms": 300,
+            "max.poll.interval.ms": 10000}
+    conf.update(req["conf"])
+    if req["heartbeats"]:
+        class Heartbeats(logging.Handler):
+            def emit(self, rec):
+                msg = rec.getMessage()
+                if "Received HeartbeatResponse" in msg:
+                    emit("hb")
+
+        log = logging.getLogger("member.rdkafka")
+        log.propagate = False
+        log.setLevel(logging.DEBUG)
+        log.addHandler(Heartbeats())
+        conf["debug"] = "protocol"
+        conf["logger"] = log
+
+    st = {"c": None, "owned": set(), "pos": {}, "done": {}, "commits": True}
+
+    def group_md():
+        return parse_group_metadata(st["c"].consumer_group_metadata())
+
+    def commit(parts, why):
+        todo = sorted(p for p in parts if p in st["pos"] and st["pos"][p] != st["done"].get(p))
+        if not st["commits"] or not todo:
+            return
+        offs = [ck.TopicPartition(topic, p, st["pos"][p]) for p in todo]
+        try:
+            res = st["c"].commit(offsets=offs, asynchronous=False)
+        except ck.KafkaException as e:
+            emit("commit_failed", why=why, error=str(e), offsets=[[p, st["pos"][p]] for p in todo])
+            return
+        ok = [[tp.partition, tp.offset] for tp in res if tp.error is None]
+        bad = [[tp.partition, tp.offset, str(tp.error)] for tp in res if tp.error is not None]
+        if ok:
+            st["done"].update(dict(ok))
+            emit("commit", why=why, offsets=ok)
+        if bad:
+            emit("commit_failed", why=why, error="per partition", offsets=bad)
+
+    def on_assign(c, parts):
+        ps = sorted(tp.partition for tp in parts)
+        st["owned"] |= set(ps)
+        gen, member = group_md()
+        emit("assign", partitions=ps, gen=gen, member=member)
+
+    def on_revoke(c, parts):
+        ps = sorted(tp.partition for tp in parts)
+        commit(ps, "revoke")
+        for p in ps:
+            st["owned"].discard(p)
+            st["pos"].pop(p, None)
+        gen, member = group_md()
+        emit("revoke", partitions=ps, gen=gen, member=member)
+
+    def on_lost(c, parts):
+        ps = sorted(tp.partition for tp in parts)
+        for p in ps:
+            st["owned"].discard(p)
+            st["pos"].pop(p, None)
+        gen, member = group_md()
+        emit("lost", partitions=ps, gen=gen, member=member)
+
+    def open_consumer():
+        st["c"] = ck.Consumer(conf)
+        st["c"].subscribe([topic], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+
+    def close_consumer():
+        st["c"].close()
+        st["owned"].clear()
+        st["pos"].clear()
+
+    open_consumer()
+    next_commit = time.monotonic() + req["commit_ms"] / 1000
+    while True:
+        try:
+            cmd = commands.get_nowait()
+        except queue.Empty:
+            cmd = None
+        if cmd is not None:
+            op = cmd["op"]
+            if op in ("close", "eof"):
+                close_consumer()
+                emit("closed", id=cmd.get("id"))
+                return 0
+            if op == "status":
+                gen, member = group_md()
+                emit("status", id=cmd["id"], gen=gen, member=member,
+                     assignment=sorted(tp.partition for tp in st["c"].assignment()))
+            elif op == "nocommit":
+                st["commits"] = False
+                emit("nocommit", id=cmd["id"])
+            elif op == "reopen":
+                close_consumer()
+                emit("closed", id=None)
+                open_consumer()
+                emit("reopened", id=cmd["id"])
+            continue
+        m = st["c"].poll(0.05)
+        if m is not None:
+            if m.error() is not None:
+                emit("error", error=str(m.error()))
+            else:
+                p, o = m.partition(), m.offset()
+                emit("rec", p=p, o=o, v=_dec(m.value()), owned=p in st["owned"])
+                st["pos"][p] = o + 1
+        if req["commit_ms"] and time.monotonic() >= next_commit:
+            commit(st["owned"], "periodic")
+            next_commit = time.monotonic() + req["commit_ms"] / 1000
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["confluent-member"]:
+        sys.exit(_confluent_member_main())
+    sys.exit(f"usage: {sys.argv[0]} confluent-member")

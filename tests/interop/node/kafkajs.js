@@ -1,9 +1,10 @@
 // kafkajs 2.2.4 driver for tests/interop (see clients.py for the request and output format).
 // kafkajs has no group-less consumer, so "consume" uses the Broker.fetch and ListOffsets paths
-// that its consumer runs on, through a cluster made by the Kafka object itself.
+// that its consumer runs on, through a cluster made by the Kafka object itself; "group" is its
+// group consumer (tests/interop/test_groups.py).
 'use strict'
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs')
-const { run, headersToObject, str, emitOffsets } = require('./common')
+const { run, describe, headersToObject, str, emitOffsets } = require('./common')
 
 const CODECS = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP }
 
@@ -129,6 +130,52 @@ async function consume (req, kafka, emit) {
   }
 }
 
+// A group consumer: joins req.group subscribed to req.topic (from the beginning), consumes
+// req.count records with autoCommit off, commits the next offset of every partition it read
+// (commitOffsets), then disconnect() (stop: LeaveGroup). Output: {join: {memberId, leaderId,
+// isLeader, assignment: {topic: [partitions]}, protocol}} per join, one line per record,
+// {committed: {partition: offset}}, {left: true}.
+async function group (req, kafka, emit) {
+  const consumer = kafka.consumer({
+    groupId: req.group, sessionTimeout: req.sessionTimeoutMs || 6000,
+    heartbeatInterval: req.heartbeatIntervalMs || 500, rebalanceTimeout: 20000,
+    maxWaitTimeInMs: 100, allowAutoTopicCreation: false, retry: { retries: 5, initialRetryTime: 100 }
+  })
+  let finish
+  const finished = new Promise(resolve => { finish = resolve })
+  consumer.on(consumer.events.GROUP_JOIN, e => emit({
+    join: { memberId: e.payload.memberId, leaderId: e.payload.leaderId, isLeader: e.payload.isLeader,
+      assignment: e.payload.memberAssignment, protocol: e.payload.groupProtocol }
+  }))
+  consumer.on(consumer.events.CRASH, e => finish(new Error(`consumer crashed: ${describe(e.payload.error)}`)))
+  const next = new Map()
+  let got = 0
+  await consumer.connect()
+  try {
+    await consumer.subscribe({ topic: req.topic, fromBeginning: true })
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        emit({ partition, offset: Number(message.offset), key: str(message.key), value: str(message.value),
+          headers: headerList(message.headers), timestamp: Number(message.timestamp) })
+        next.set(partition, Number(message.offset) + 1)
+        if (++got === req.count) finish(null)
+      }
+    })
+    const timer = setTimeout(() => finish(new Error(`${got} of ${req.count} records in ${req.timeoutMs} ms`)),
+      req.timeoutMs || 20000)
+    const err = await finished
+    clearTimeout(timer)
+    if (err) throw err
+    await consumer.commitOffsets([...next].map(([partition, offset]) =>
+      ({ topic: req.topic, partition, offset: String(offset) })))
+    emit({ committed: Object.fromEntries(next) })
+  } finally {
+    await consumer.disconnect()
+  }
+  emit({ left: true })
+}
+
 const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
 run({ create: withKafka(create), delete: withKafka(deleteTopic), partitions: withKafka(partitions), produce: withKafka(produce),
-  offset: withKafka(offset), consume: withKafka(consume) })
+  offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group) })
