@@ -17,6 +17,17 @@ using std::chrono::steady_clock;
 
 auto ec_awaitable(asio::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
+// A client that disconnects with a response still owed (a consumer closing during a long poll)
+// is routine, not worth a warning: such write failures get this message.
+constexpr std::string_view kPeerGone = "the client closed the connection";
+
+bool is_peer_gone(int err) { return err == EPIPE || err == ECONNRESET; }
+
+Status write_failed(const asio::error_code& ec) {
+  if (is_peer_gone(ec.value())) return Status(ErrorCode::NETWORK_EXCEPTION, std::string(kPeerGone));
+  return Status(ErrorCode::NETWORK_EXCEPTION, "write: " + ec.message());
+}
+
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
@@ -56,7 +67,10 @@ asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
   uint8_t prefix[protocol::kFrameSizeBytes];
   asio::error_code ec;
   co_await asio::async_read(socket_, asio::buffer(prefix), ec_awaitable(ec));
-  if (ec == asio::error::eof) co_return Status(ErrorCode::NETWORK_EXCEPTION, "");
+  // The client hung up between requests (EOF or a reset): a quiet close.
+  if (ec == asio::error::eof || (ec && is_peer_gone(ec.value()))) {
+    co_return Status(ErrorCode::NETWORK_EXCEPTION, "");
+  }
   if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + ec.message());
   auto size = protocol::read_frame_size(prefix, limits_.max_request_bytes);
   if (!size.ok()) co_return size.status();
@@ -128,7 +142,7 @@ asio::awaitable<void> Connection::write_loop() {
     Status s = co_await write_response(e.response);
     writing_ = false;
     if (!s.ok()) {
-      close(closed_ ? "" : s.message());
+      close(closed_ || s.message() == kPeerGone ? "" : s.message());
       break;
     }
     last_active_ = steady_clock::now();
@@ -138,7 +152,7 @@ asio::awaitable<void> Connection::write_loop() {
 asio::awaitable<Status> Connection::write_bytes(std::span<const uint8_t> bytes) {
   asio::error_code ec;
   co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), ec_awaitable(ec));
-  if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "write: " + ec.message());
+  if (ec) co_return write_failed(ec);
   co_return Status::OK();
 }
 
@@ -157,10 +171,11 @@ asio::awaitable<Status> Connection::send_file(const storage::FileSlice& slice) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       asio::error_code ec;
       co_await socket_.async_wait(asio::ip::tcp::socket::wait_write, ec_awaitable(ec));
-      if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "write: " + ec.message());
+      if (ec) co_return write_failed(ec);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && is_peer_gone(errno)) co_return Status(ErrorCode::NETWORK_EXCEPTION, std::string(kPeerGone));
     // n == 0: the segment file shrank after the read (truncated); the frame cannot be finished.
     co_return Status(ErrorCode::NETWORK_EXCEPTION,
                      n == 0 ? std::string("sendfile: segment file shorter than the fetched range")

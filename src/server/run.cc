@@ -1,5 +1,7 @@
 #include "server/run.h"
 
+#include <csignal>
+
 #include <filesystem>
 
 #include "base/log.h"
@@ -52,6 +54,9 @@ int run_server_command(const std::optional<std::string>& config_path,
     return 1;
   }
 
+  // A write to a socket whose client has gone must fail with EPIPE, not kill the broker:
+  // sendfile(2) has no MSG_NOSIGNAL.
+  ::signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);  // the core thread: this one
   Broker broker(io, loaded.value());
   asio::signal_set signals(io, SIGTERM, SIGINT);
