@@ -15,6 +15,10 @@ if [ -f package-lock.json ]; then
   fi
 fi
 
+# ccache keys on paths relative to the checkout, so a fresh clone in another folder (CI) reuses
+# the objects an earlier build of the same sources left in the cache.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+
 echo "== release build (g++) =="
 cmake -S . -B build -G Ninja -DMIRRA_WERROR=ON >/dev/null
 cmake --build build

@@ -69,6 +69,11 @@ asio::awaitable<Status> LocalMetadataStore::change(ChangeBuilder build, AfterCha
   co_return Status::OK();
 }
 
+asio::awaitable<void> LocalMetadataStore::settled() {
+  // Changes hold the lock until their AfterChange returns, and the lock is FIFO.
+  auto guard = co_await lock_.lock();
+}
+
 asio::awaitable<void> LocalMetadataStore::close() {
   auto guard = co_await lock_.lock();
   if (!log_) co_return;

@@ -42,6 +42,11 @@ class MetadataStore {
   // Changes are serialised: `build` sees every earlier change applied. The records are durable
   // before they are applied to the image; on error nothing is applied.
   virtual asio::awaitable<Status> change(ChangeBuilder build, AfterChange after = nullptr) = 0;
+  // Waits until every change begun before the call has finished, its AfterChange included.
+  // The image shows a change as soon as it is applied, before its AfterChange has run (a new
+  // topic is in the image while its logs are still opening): a caller that found something in
+  // the image and needs its effects too waits here.
+  virtual asio::awaitable<void> settled() = 0;
 };
 
 class LocalMetadataStore final : public MetadataStore {
@@ -55,6 +60,7 @@ class LocalMetadataStore final : public MetadataStore {
   const metadata::MetadataImage& image() const override { return image_; }
   const std::string& cluster_id() const override { return cluster_id_; }
   asio::awaitable<Status> change(ChangeBuilder build, AfterChange after = nullptr) override;
+  asio::awaitable<void> settled() override;
 
   // Writes a final snapshot and closes the log (shutdown).
   asio::awaitable<void> close();

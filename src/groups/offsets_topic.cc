@@ -46,8 +46,21 @@ int32_t OffsetsTopic::partition_count() const {
                       : config_.offsets_topic_partitions;
 }
 
+bool OffsetsTopic::partitions_open() const {
+  const int32_t count = partition_count();
+  for (int32_t p = 0; p < count; ++p) {
+    if (partitions_.find(kOffsetsTopic, p) == nullptr) return false;
+  }
+  return true;
+}
+
 asio::awaitable<Status> OffsetsTopic::ensure_created() {
-  if (exists()) co_return Status::OK();
+  if (exists()) {
+    // Another group's request may have created the topic a moment ago: it is in the image
+    // while that change is still opening its partitions.
+    if (!partitions_open()) co_await metadata_.settled();
+    co_return Status::OK();
+  }
   cluster::NewTopic topic;
   topic.name = kOffsetsTopic;
   topic.partitions = config_.offsets_topic_partitions;

@@ -53,6 +53,9 @@ class OffsetsTopic {
   asio::awaitable<Result<std::vector<OffsetsEntry>>> read_all(int32_t partition);
 
  private:
+  // Every partition of the existing topic has its handle in the partition manager.
+  bool partitions_open() const;
+
   cluster::MetadataStore& metadata_;
   cluster::PartitionManager& partitions_;
   cluster::TopicAdmin& topics_;

@@ -47,6 +47,9 @@ void Connection::start() {
   // sendfile() on the raw descriptor must not block the core thread.
   asio::error_code ec;
   socket_.native_non_blocking(true, ec);
+  // Responses go out as soon as they are written, as Kafka's broker does (setTcpNoDelay):
+  // with Nagle a small response waits for the ACK of the previous one.
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   auto self = shared_from_this();
   auto ex = socket_.get_executor();
   asio::co_spawn(ex, [self]() { return self->read_loop(); }, asio::detached);
