@@ -40,6 +40,7 @@
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
 #include "protocol/messages/sync_group.h"
+#include "protocol/messages/txn_offset_commit.h"
 
 namespace mirra::groups {
 
@@ -76,10 +77,24 @@ class GroupCoordinator {
 
   asio::awaitable<protocol::OffsetCommitResponse> commit(const protocol::OffsetCommitRequest& req,
                                                          int16_t version);
-  // One group of an OffsetFetch (v8+ carries several): topics nullopt = all committed.
+  // TxnOffsetCommit: the offsets are written (as the producer's transactional records) and
+  // held until the transaction ends. The transaction coordinator has checked the producer.
+  asio::awaitable<protocol::TxnOffsetCommitResponse> txn_commit(
+      const protocol::TxnOffsetCommitRequest& req);
+  // The transaction coordinator wrote `producer_id`'s marker into group_partition: its offsets
+  // for the groups of that partition count (commit) or are dropped (abort).
+  void complete_txn(int64_t producer_id, int32_t group_partition, bool commit);
+  // A transaction holds an offset of the group's partition that is not decided yet.
+  bool has_pending_txn_offset(const std::string& group_id, const TopicPartition& tp) const;
+  // The partition of __consumer_offsets that holds a group's records.
+  int32_t partition_of(const std::string& group_id) const { return topic_.partition_of(group_id); }
+  // One group of an OffsetFetch (v8+ carries several): topics nullopt = all committed. With
+  // require_stable, a named partition whose offset a transaction still holds gets
+  // UNSTABLE_OFFSET_COMMIT (the client retries), as in Kafka.
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_offsets(
       const std::string& group_id,
-      const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics);
+      const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics,
+      bool require_stable = false);
   asio::awaitable<protocol::OffsetDeleteResponse> delete_offsets(
       const protocol::OffsetDeleteRequest& req);
 
@@ -132,6 +147,14 @@ class GroupCoordinator {
 
   // group_offsets.cc.
   void expire_offsets();
+  // Checks one partition of a commit; when it may be stored, adds its record to `entries`
+  // and the offset to `accepted`.
+  ErrorCode add_offset(const std::string& group_id, TopicPartition tp, CommittedOffset c,
+                       std::vector<OffsetsEntry>& entries,
+                       std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const;
+
+  // group_txn_offsets.cc.
+  void restore_txn_offsets(int64_t producer_id, const std::vector<const OffsetsEntry*>& records);
 
   // group_load.cc.
   asio::awaitable<void> load_all();
@@ -143,6 +166,9 @@ class GroupCoordinator {
   const GroupConfig& config_;
   std::function<bool(const TopicPartition&)> partition_exists_;
   std::map<std::string, Group> groups_;
+  // Offsets committed inside transactions not decided yet: producer id -> group -> offsets.
+  // They count (become the group's offsets) when the transaction's marker commits them.
+  std::map<int64_t, std::map<std::string, std::map<TopicPartition, CommittedOffset>>> txn_offsets_;
   std::set<int32_t> loading_;  // __consumer_offsets partitions not loaded yet
   bool loaded_ = false;        // load_all() has finished
   asio::steady_timer sweep_timer_;

@@ -95,14 +95,32 @@ asio::awaitable<void> GroupCoordinator::load_all() {
       continue;
     }
     size_t bad = 0;
-    for (const OffsetsEntry& e : entries.value()) {
+    auto replay_logged = [&](const OffsetsEntry& e) {
       if (Status st = replay(e); !st) {
         if (bad++ == 0) {
           MIRRA_LOG_WARN("{}-{}: skipping a record that does not decode: {}", kOffsetsTopic, p,
                          st.to_string());
         }
       }
+    };
+    // Transactional offset commits count once their marker commits them.
+    std::map<int64_t, std::vector<const OffsetsEntry*>> in_txn;
+    for (const cluster::InternalEntry& e : entries.value()) {
+      const int64_t pid = e.producer.producer_id;
+      if (e.marker_commit) {
+        auto it = in_txn.find(pid);
+        if (it == in_txn.end()) continue;
+        if (*e.marker_commit) {
+          for (const OffsetsEntry* r : it->second) replay_logged(*r);
+        }
+        in_txn.erase(it);
+      } else if (e.producer.transactional) {
+        in_txn[pid].push_back(&e.record);
+      } else {
+        replay_logged(e.record);
+      }
     }
+    for (const auto& [pid, records] : in_txn) restore_txn_offsets(pid, records);
     size_t groups = 0;
     for (auto& [gid, g] : groups_) {
       if (topic_.partition_of(gid) != p) continue;

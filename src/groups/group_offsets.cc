@@ -111,23 +111,12 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   for (size_t t = 0; t < req.topics.size(); ++t) {
     for (size_t p = 0; p < req.topics[t].partitions.size(); ++p) {
       const auto& in = req.topics[t].partitions[p];
-      auto& out = r.topics[t].partitions[p];
-      TopicPartition tp{req.topics[t].name, in.partition_index};
-      if (!partition_exists_(tp)) {
-        out.error_code = error_number(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
-        continue;
-      }
-      const std::string metadata = in.committed_metadata.value_or("");
-      if (static_cast<int64_t>(metadata.size()) > config_.offset_metadata_max_bytes) {
-        out.error_code = error_number(ErrorCode::OFFSET_METADATA_TOO_LARGE);
-        continue;
-      }
-      CommittedOffset c{in.committed_offset, in.committed_leader_epoch, metadata, now, -1};
+      CommittedOffset c{in.committed_offset, in.committed_leader_epoch,
+                        in.committed_metadata.value_or(""), now, -1};
       if (version <= 4 && req.retention_time_ms >= 0) c.expire_timestamp = now + req.retention_time_ms;
-      entries.push_back({encode_key(OffsetKey{req.group_id, tp.topic, tp.partition}),
-                         encode_value(OffsetValue{c.offset, c.leader_epoch, c.metadata,
-                                                  c.commit_timestamp, c.expire_timestamp})});
-      accepted.emplace_back(std::move(tp), std::move(c));
+      const ErrorCode e = add_offset(req.group_id, {req.topics[t].name, in.partition_index},
+                                     std::move(c), entries, accepted);
+      r.topics[t].partitions[p].error_code = error_number(e);
     }
   }
   if (entries.empty()) co_return r;
@@ -142,9 +131,24 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   co_return r;
 }
 
+ErrorCode GroupCoordinator::add_offset(const std::string& group_id, TopicPartition tp,
+                                       CommittedOffset c, std::vector<OffsetsEntry>& entries,
+                                       std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const {
+  if (!partition_exists_(tp)) return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  if (static_cast<int64_t>(c.metadata.size()) > config_.offset_metadata_max_bytes) {
+    return ErrorCode::OFFSET_METADATA_TOO_LARGE;
+  }
+  entries.push_back({encode_key(OffsetKey{group_id, tp.topic, tp.partition}),
+                     encode_value(OffsetValue{c.offset, c.leader_epoch, c.metadata,
+                                              c.commit_timestamp, c.expire_timestamp})});
+  accepted.emplace_back(std::move(tp), std::move(c));
+  return ErrorCode::NONE;
+}
+
 protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_offsets(
     const std::string& group_id,
-    const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics) {
+    const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics,
+    bool require_stable) {
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
   out.group_id = group_id;
   if (Status st = check_available(group_id); !st) {
@@ -173,6 +177,10 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_
         if (it != g->offsets.end()) c = &it->second;
       }
       add(t.name, p, c);
+      if (require_stable && has_pending_txn_offset(group_id, TopicPartition{t.name, p})) {
+        out.topics.back().partitions.back().error_code =
+            error_number(ErrorCode::UNSTABLE_OFFSET_COMMIT);
+      }
     }
   }
   return out;

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 
+#include "base/java_hash.h"
+#include "protocol/tagged_fields.h"
 #include "protocol/wire.h"
 
 namespace mirra::groups {
 namespace {
 
 using protocol::Reader;
+using protocol::skip_tagged_fields;
 using protocol::Writer;
 
 // Kafka's first flexible value version (compact strings, bytes and arrays; a tagged-field
@@ -20,24 +23,6 @@ constexpr int16_t kNewestGroupValueVersion = 4;
 
 Status corrupt(std::string message) {
   return Status(ErrorCode::CORRUPT_MESSAGE, std::move(message));
-}
-
-// Flexible structs end in tagged fields. None of these records defines a tag, and the decoded
-// structs have nowhere to keep unknown ones, so they are checked for shape and skipped (Kafka
-// keeps adding fields to these records only as tags: skipping them is what an older reader
-// must do).
-void skip_tagged_fields(Reader& r) {
-  const uint32_t count = r.read_uvarint();
-  for (uint32_t i = 0; i < count && !r.failed(); ++i) {
-    r.read_uvarint();  // tag
-    const uint32_t len = r.read_uvarint();
-    if (r.failed()) return;
-    if (len > r.remaining()) {
-      r.fail("tagged field longer than the bytes that remain");
-      return;
-    }
-    r.skip(len);
-  }
 }
 
 // The common ending of every decode: the reader's own failure, then nothing may follow.
@@ -179,66 +164,6 @@ Result<int16_t> read_value_version(Reader& r, std::string_view what, int16_t new
   return version;
 }
 
-// ---- partition_for_group -----------------------------------------------------------------
-
-bool is_continuation(uint8_t b) { return (b & 0xc0) == 0x80; }
-
-// How many bytes of a multi-byte sequence starting at `p` (n bytes available) form a valid
-// prefix, by Java's rules: the second byte's range depends on the lead byte (no overlongs, no
-// code points above U+10FFFF), later bytes need only be continuations. Surrogates (ED A0..BF)
-// pass here; Java rejects them only once the whole sequence is read.
-size_t valid_prefix(const uint8_t* p, size_t n, size_t len) {
-  const uint8_t b1 = p[0];
-  size_t ok = 1;
-  if (n < 2) return ok;
-  const uint8_t b2 = p[1];
-  bool second_ok = is_continuation(b2);
-  if (b1 == 0xe0) second_ok = b2 >= 0xa0 && b2 <= 0xbf;
-  if (b1 == 0xf0) second_ok = b2 >= 0x90 && b2 <= 0xbf;
-  if (b1 == 0xf4) second_ok = b2 >= 0x80 && b2 <= 0x8f;
-  if (!second_ok) return ok;
-  for (ok = 2; ok < len && ok < n && is_continuation(p[ok]);) ++ok;
-  return ok;
-}
-
-// Decodes the UTF-8 sequence at p into code units appended to h (Java's String.hashCode
-// step h = 31*h + unit, in uint32 so overflow wraps as in Java); returns the bytes consumed.
-// Malformed input becomes one U+FFFD per maximal invalid prefix, as Java's UTF-8 decoder
-// (new String(bytes, UTF_8), which is how Kafka reads a group id) does: "\xE2\x82A" is
-// U+FFFD 'A', "\xC0\x80" is two U+FFFD, an encoded surrogate "\xED\xA0\x80" is one.
-size_t hash_code_point(const uint8_t* p, size_t n, uint32_t& h) {
-  auto unit = [&h](uint32_t u) { h = 31 * h + u; };
-  const uint8_t b1 = p[0];
-  if (b1 < 0x80) {
-    unit(b1);
-    return 1;
-  }
-  size_t len = 0;
-  if (b1 >= 0xc2 && b1 <= 0xdf) len = 2;
-  if (b1 >= 0xe0 && b1 <= 0xef) len = 3;
-  if (b1 >= 0xf0 && b1 <= 0xf4) len = 4;
-  if (len == 0) {  // a continuation byte, C0/C1 (always overlong) or F5..FF
-    unit(0xfffd);
-    return 1;
-  }
-  const size_t ok = valid_prefix(p, n, len);
-  if (ok < len) {
-    unit(0xfffd);
-    return ok;
-  }
-  uint32_t cp = b1 & (0xff >> (len + 1));
-  for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (p[i] & 0x3f);
-  if (cp >= 0xd800 && cp <= 0xdfff) {
-    unit(0xfffd);
-  } else if (cp >= 0x10000) {
-    unit(0xd800 + ((cp - 0x10000) >> 10));
-    unit(0xdc00 + ((cp - 0x10000) & 0x3ff));
-  } else {
-    unit(cp);
-  }
-  return len;
-}
-
 }  // namespace
 
 // Keys and values below v4 use classic strings, which hold at most 32767 bytes; the caller
@@ -311,17 +236,7 @@ Result<GroupValue> decode_group_value(std::span<const uint8_t> value) {
 }
 
 int32_t partition_for_group(std::string_view group_id, int32_t partition_count) {
-  const auto* p = reinterpret_cast<const uint8_t*>(group_id.data());
-  size_t n = group_id.size();
-  uint32_t h = 0;
-  while (n > 0) {
-    const size_t used = hash_code_point(p, n, h);
-    p += used;
-    n -= used;
-  }
-  // Kafka's Utils.abs is h & 0x7fffffff (not Math.abs), so Integer.MIN_VALUE maps to 0.
-  const auto positive = static_cast<int32_t>(h & 0x7fffffff);
-  return partition_count > 0 ? positive % partition_count : 0;
+  return java_hash_partition(group_id, partition_count);
 }
 
 }  // namespace mirra::groups

@@ -86,9 +86,8 @@ Result<RecordKey> decode_key(std::span<const uint8_t> key);
 Result<OffsetValue> decode_offset_value(std::span<const uint8_t> value);
 Result<GroupValue> decode_group_value(std::span<const uint8_t> value);
 
-// The __consumer_offsets partition of a group: Kafka's abs(String.hashCode(group)) % count,
-// with Java's hash over the UTF-16 code units of the group id, so that a group lands on the
-// same partition number as in Kafka.
+// The __consumer_offsets partition of a group: Kafka's abs(String.hashCode(group)) % count
+// (base/java_hash.h), so that a group lands on the same partition number as in Kafka.
 int32_t partition_for_group(std::string_view group_id, int32_t partition_count);
 
 }  // namespace mirra::groups

@@ -56,6 +56,7 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, PartitionRecord>) return apply_partition(r);
         if constexpr (std::is_same_v<T, ConfigRecord>) return apply_config(r);
         if constexpr (std::is_same_v<T, RemoveTopicRecord>) return apply_remove(r);
+        if constexpr (std::is_same_v<T, ProducerIdsRecord>) return apply_producer_ids(r);
       },
       record);
 }
@@ -137,6 +138,17 @@ Status MetadataImage::apply_remove(const RemoveTopicRecord& r) {
   return Status::OK();
 }
 
+Status MetadataImage::apply_producer_ids(const ProducerIdsRecord& r) {
+  if (r.next_producer_id <= next_producer_id_)
+    return refuse(fmt::format("next producer id {} does not move past {}", r.next_producer_id,
+                              next_producer_id_));
+  if (r.next_producer_id > kMaxNextProducerId)
+    return refuse(fmt::format("next producer id {} is above {}", r.next_producer_id,
+                              kMaxNextProducerId));
+  next_producer_id_ = r.next_producer_id;
+  return Status::OK();
+}
+
 std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   std::vector<MetadataRecord> out;
   for (const auto& [name, t] : image.topics()) {
@@ -148,6 +160,8 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   }
   for (const auto& [key, value] : image.broker_configs())
     out.emplace_back(ConfigRecord{kBrokerResource, "", key, value});
+  if (image.next_producer_id() > 0)
+    out.emplace_back(ProducerIdsRecord{-1, image.next_producer_id()});
   return out;
 }
 

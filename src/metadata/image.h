@@ -47,6 +47,8 @@ class MetadataImage {
   const std::map<std::string, TopicInfo, std::less<>>& topics() const { return topics_; }
   // Dynamic broker configs (AlterConfigs on the broker resource); key -> value.
   const std::map<std::string, std::string>& broker_configs() const { return broker_configs_; }
+  // The first producer id never handed out (ProducerIdsRecord); 0 on a new cluster.
+  int64_t next_producer_id() const { return next_producer_id_; }
 
   // Applies one record that the log assigned `offset`. A record that contradicts the image
   // (a partition of an unknown topic, a second topic with the same name) is a corrupt log:
@@ -62,7 +64,9 @@ class MetadataImage {
   //   changes its `configs`; type 4 (broker) with resource_name "" (the cluster-wide default)
   //   changes broker_configs(); per-broker resources and other types are refused. A nullopt
   //   value removes the key (removing an absent key is fine);
-  // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go.
+  // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go;
+  // - ProducerIdsRecord: next_producer_id only grows (a lower or equal one is refused) and
+  //   stays below 2^62, far from the ids mirroring rewrites to.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -76,11 +80,13 @@ class MetadataImage {
   Status apply_partition(const PartitionRecord& r);
   Status apply_config(const ConfigRecord& r);
   Status apply_remove(const RemoveTopicRecord& r);
+  Status apply_producer_ids(const ProducerIdsRecord& r);
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
   std::unordered_map<Uuid, std::string> names_by_id_;
   std::map<std::string, std::string> broker_configs_;
+  int64_t next_producer_id_ = 0;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per

@@ -20,6 +20,7 @@ std::string_view type_name(int16_t type) {
     case kPartitionRecordType: return "PartitionRecord";
     case kConfigRecordType: return "ConfigRecord";
     case kRemoveTopicRecordType: return "RemoveTopicRecord";
+    case kProducerIdsRecordType: return "ProducerIdsRecord";
     default: return "unknown";
   }
 }
@@ -32,6 +33,7 @@ int16_t type_of(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, PartitionRecord>) return kPartitionRecordType;
         if constexpr (std::is_same_v<T, ConfigRecord>) return kConfigRecordType;
         if constexpr (std::is_same_v<T, RemoveTopicRecord>) return kRemoveTopicRecordType;
+        if constexpr (std::is_same_v<T, ProducerIdsRecord>) return kProducerIdsRecordType;
       },
       record);
 }
@@ -58,6 +60,11 @@ void write_fields(Writer& w, const ConfigRecord& r) {
 }
 
 void write_fields(Writer& w, const RemoveTopicRecord& r) { w.write_uuid(r.topic_id); }
+
+void write_fields(Writer& w, const ProducerIdsRecord& r) {
+  w.write_int32(r.broker_id);
+  w.write_int64(r.next_producer_id);
+}
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -92,6 +99,13 @@ ConfigRecord read_config(Reader& r) {
 
 RemoveTopicRecord read_remove_topic(Reader& r) { return RemoveTopicRecord{r.read_uuid()}; }
 
+ProducerIdsRecord read_producer_ids(Reader& r) {
+  ProducerIdsRecord p;
+  p.broker_id = r.read_int32();
+  p.next_producer_id = r.read_int64();
+  return p;
+}
+
 Status corrupt(std::string message) {
   return Status(ErrorCode::CORRUPT_MESSAGE, "metadata record: " + std::move(message));
 }
@@ -122,7 +136,8 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
     case kTopicRecordType: record = read_topic(r); break;
     case kPartitionRecordType: record = read_partition(r); break;
     case kConfigRecordType: record = read_config(r); break;
-    default: record = read_remove_topic(r); break;
+    case kRemoveTopicRecordType: record = read_remove_topic(r); break;
+    default: record = read_producer_ids(r); break;
   }
   if (r.failed()) return r.status("metadata record: " + std::string(type_name(type)));
   if (r.remaining() != 0)

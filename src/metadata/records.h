@@ -54,13 +54,27 @@ struct RemoveTopicRecord {
   bool operator==(const RemoveTopicRecord&) const = default;
 };
 
-using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord>;
+// Producer ids below `next_producer_id` are handed out (or reserved by `broker_id` as a
+// block): no InitProducerId may return them again, whatever crashed since.
+struct ProducerIdsRecord {
+  int32_t broker_id = -1;
+  int64_t next_producer_id = 0;
+
+  bool operator==(const ProducerIdsRecord&) const = default;
+};
+
+using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
+                                    ProducerIdsRecord>;
 
 // Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
 inline constexpr int16_t kTopicRecordType = 2;
 inline constexpr int16_t kPartitionRecordType = 3;
 inline constexpr int16_t kConfigRecordType = 4;
 inline constexpr int16_t kRemoveTopicRecordType = 9;
+inline constexpr int16_t kProducerIdsRecordType = 15;
+// Producer ids stay below this (ProducerIdsRecord): far from INT64_MAX and from the negative
+// ids mirroring rewrites source producers to.
+inline constexpr int64_t kMaxNextProducerId = int64_t{1} << 62;
 // The version every record is written with and the newest one decode accepts.
 inline constexpr int16_t kRecordVersion = 0;
 

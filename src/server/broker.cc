@@ -83,6 +83,17 @@ asio::awaitable<Status> Broker::start(bool listen) {
   groups_->start();
   state_.groups = groups_.get();
 
+  producer_ids_ = std::make_unique<txn::ProducerIdManager>(*metadata_, config_.node_id);
+  txn_topic_ = std::make_unique<cluster::InternalTopic>(
+      *metadata_, *partitions_, *topic_admin_, txn::state_topic_spec(config_.txn));
+  txn_ = std::make_unique<txn::TxnCoordinator>(
+      io_.get_executor(), *txn_topic_, *partitions_, *producer_ids_, config_.txn,
+      [this](int64_t producer_id, int32_t partition, bool commit) {
+        groups_->complete_txn(producer_id, partition, commit);
+      });
+  txn_->start();
+  state_.txn = txn_.get();
+
   partitions_->start_housekeeping();
   if (!listen) {
     state_.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 0});
@@ -101,6 +112,7 @@ asio::awaitable<void> Broker::stop() {
     co_await server_->wait_closed();
   }
   if (groups_) groups_->stop();
+  if (txn_) txn_->stop();
   if (partitions_) co_await partitions_->shutdown();
   if (metadata_) co_await metadata_->close();
   if (shards_) shards_->stop();

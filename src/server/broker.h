@@ -2,7 +2,8 @@
 // reverse:
 //   meta.properties (cluster id) -> shard threads -> metadata store (replays the metadata log)
 //   -> partition manager (opens and recovers every partition) -> group coordinator (loads
-//   __consumer_offsets in the background) -> listeners.
+//   __consumer_offsets in the background) -> transaction coordinator (loads
+//   __transaction_state in the background, then finishes prepared transactions) -> listeners.
 // Shutdown: stop accepting, finish in-flight requests, close the logs (flush, checkpoints),
 // write a metadata snapshot, join the shard threads.
 //
@@ -23,6 +24,8 @@
 #include "server/fetch_session.h"
 #include "server/request_context.h"
 #include "server/server.h"
+#include "txn/producer_id_manager.h"
+#include "txn/txn_coordinator.h"
 
 namespace mirra::server {
 
@@ -54,6 +57,9 @@ class Broker {
   std::unique_ptr<FetchSessionCache> fetch_sessions_;
   std::unique_ptr<groups::OffsetsTopic> offsets_topic_;
   std::unique_ptr<groups::GroupCoordinator> groups_;
+  std::unique_ptr<txn::ProducerIdManager> producer_ids_;
+  std::unique_ptr<cluster::InternalTopic> txn_topic_;
+  std::unique_ptr<txn::TxnCoordinator> txn_;
   std::unique_ptr<Server> server_;
 };
 

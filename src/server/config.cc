@@ -63,15 +63,27 @@ Apply int_key(T ServerConfig::*field, int64_t min, int64_t max) {
   };
 }
 
-// A group coordinator key; `unit` scales the value (offsets.retention.minutes is stored in ms).
-template <typename T>
-Apply group_key(T groups::GroupConfig::*field, int64_t min, int64_t max, int64_t unit = 1) {
+// A key of a coordinator's settings (groups, transactions); `unit` scales the value
+// (offsets.retention.minutes is stored in ms).
+template <typename S, typename T>
+Apply section_key(S ServerConfig::*section, T S::*field, int64_t min, int64_t max,
+                  int64_t unit = 1) {
   return [=](ServerConfig& c, const std::string& k, const std::string& v) {
     auto r = parse_int<T>(k, v, min, max / unit);
     if (!r.ok()) return r.status();
-    c.groups.*field = static_cast<T>(r.value() * unit);
+    (c.*section).*field = static_cast<T>(r.value() * unit);
     return Status::OK();
   };
+}
+
+template <typename T>
+Apply group_key(T groups::GroupConfig::*field, int64_t min, int64_t max, int64_t unit = 1) {
+  return section_key(&ServerConfig::groups, field, min, max, unit);
+}
+
+template <typename T>
+Apply txn_key(T txn::TxnConfig::*field, int64_t min, int64_t max) {
+  return section_key(&ServerConfig::txn, field, min, max);
 }
 
 const std::map<std::string, Apply>& broker_keys() {
@@ -101,6 +113,16 @@ const std::map<std::string, Apply>& broker_keys() {
       {"offsets.retention.check.interval.ms",
        group_key(&groups::GroupConfig::offsets_retention_check_interval_ms, 1, kI64Max)},
       {"offset.metadata.max.bytes", group_key(&groups::GroupConfig::offset_metadata_max_bytes, 0, kI32Max)},
+      {"transaction.max.timeout.ms", txn_key(&txn::TxnConfig::max_timeout_ms, 1, kI32Max)},
+      {"transactional.id.expiration.ms", txn_key(&txn::TxnConfig::id_expiration_ms, 1, kI32Max)},
+      {"transaction.state.log.num.partitions",
+       txn_key(&txn::TxnConfig::state_log_partitions, 1, 1000)},
+      {"transaction.state.log.segment.bytes",
+       txn_key(&txn::TxnConfig::state_log_segment_bytes, 14, kI32Max)},
+      {"transaction.abort.timed.out.transaction.cleanup.interval.ms",
+       txn_key(&txn::TxnConfig::abort_timed_out_interval_ms, 1, kI32Max)},
+      {"transaction.remove.expired.transaction.cleanup.interval.ms",
+       txn_key(&txn::TxnConfig::remove_expired_interval_ms, 1, kI32Max)},
       {"auto.create.topics.enable",
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_bool(k, v);

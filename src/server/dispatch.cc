@@ -45,6 +45,15 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeGroupsRequest::kApiKey] = &handle_describe_groups;
   table[protocol::DeleteGroupsRequest::kApiKey] = &handle_delete_groups;
   table[protocol::OffsetDeleteRequest::kApiKey] = &handle_offset_delete;
+  table[protocol::InitProducerIdRequest::kApiKey] = &handle_init_producer_id;
+  table[protocol::AddPartitionsToTxnRequest::kApiKey] = &handle_add_partitions_to_txn;
+  table[protocol::AddOffsetsToTxnRequest::kApiKey] = &handle_add_offsets_to_txn;
+  table[protocol::EndTxnRequest::kApiKey] = &handle_end_txn;
+  table[protocol::TxnOffsetCommitRequest::kApiKey] = &handle_txn_offset_commit;
+  table[protocol::WriteTxnMarkersRequest::kApiKey] = &handle_write_txn_markers;
+  table[protocol::DescribeTransactionsRequest::kApiKey] = &handle_describe_transactions;
+  table[protocol::ListTransactionsRequest::kApiKey] = &handle_list_transactions;
+  table[protocol::DescribeProducersRequest::kApiKey] = &handle_describe_producers;
   return table;
 }
 

@@ -30,6 +30,10 @@ namespace mirra::groups {
 class GroupCoordinator;
 }  // namespace mirra::groups
 
+namespace mirra::txn {
+class TxnCoordinator;
+}  // namespace mirra::txn
+
 namespace mirra::server {
 
 class FetchSessionCache;
@@ -60,6 +64,7 @@ struct BrokerState {
   std::string cluster_id;
   FetchSessionCache* fetch_sessions = nullptr;
   groups::GroupCoordinator* groups = nullptr;
+  txn::TxnCoordinator* txn = nullptr;
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;

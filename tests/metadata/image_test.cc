@@ -134,6 +134,22 @@ TEST(MetadataImage, RemoveTopicDropsEverything) {
   ASSERT_TRUE(apply_all(image, create_topic("again", 1, 1)).ok());
 }
 
+TEST(MetadataImage, ProducerIdsOnlyGrow) {
+  MetadataImage image;
+  EXPECT_EQ(image.next_producer_id(), 0);
+  ASSERT_TRUE(apply_all(image, {ProducerIdsRecord{1, 1000}, ProducerIdsRecord{1, 2000}}).ok());
+  EXPECT_EQ(image.next_producer_id(), 2000);
+  for (int64_t next : {int64_t{2000}, int64_t{1999}, int64_t{-5}, kMaxNextProducerId + 1}) {
+    Status st = apply_all(image, {ProducerIdsRecord{1, next}});
+    EXPECT_EQ(st.code(), ErrorCode::CORRUPT_MESSAGE) << next;
+    EXPECT_EQ(image.next_producer_id(), 2000);
+  }
+  // A snapshot keeps the position.
+  auto loaded = image_from_records(image_records(image), 9);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->next_producer_id(), 2000);
+}
+
 TEST(MetadataImage, ImageRecordsRebuildTheImage) {
   MetadataImage image;
   ASSERT_TRUE(apply_all(image, create_topic("b-topic", 1, 3)).ok());

@@ -21,6 +21,8 @@ std::vector<MetadataRecord> samples() {
       ConfigRecord{kBrokerResource, "", "log.retention.ms", ""},
       ConfigRecord{kBrokerResource, "", "ssl.truststore.certificates", std::string(70000, 'c')},
       RemoveTopicRecord{tid(9)},
+      ProducerIdsRecord{1, 1000},
+      ProducerIdsRecord{-1, kMaxNextProducerId},
   };
 }
 
@@ -49,6 +51,13 @@ TEST(MetadataRecords, HeaderIsTypeThenVersion) {
   EXPECT_EQ(encode_record(RemoveTopicRecord{tid(1)})[1], kRemoveTopicRecordType);
   EXPECT_EQ(encode_record(ConfigRecord{})[1], kConfigRecordType);
   EXPECT_EQ(encode_record(PartitionRecord{})[1], kPartitionRecordType);
+  // ProducerIdsRecord: broker id int32, next producer id int64.
+  const auto ids = encode_record(ProducerIdsRecord{1, 0x0102030405060708});
+  ASSERT_EQ(ids.size(), 4u + 4 + 8);
+  EXPECT_EQ(ids[1], kProducerIdsRecordType);
+  EXPECT_EQ(ids[7], 1);
+  EXPECT_EQ(ids[8], 1);
+  EXPECT_EQ(ids[15], 8);
 }
 
 TEST(MetadataRecords, UnknownTypeRefused) {

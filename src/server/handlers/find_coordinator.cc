@@ -1,12 +1,13 @@
-// FindCoordinator (key 10): this node coordinates every group. The first lookup of a group
-// creates __consumer_offsets, as in Kafka. v4+ asks for several keys at once. Transaction
-// coordinators (key type 1) are not served yet: InitProducerId is not advertised either.
+// FindCoordinator (key 10): this node coordinates every group and every transactional id.
+// The first lookup of a group creates __consumer_offsets, that of a transactional id
+// __transaction_state, as in Kafka. v4+ asks for several keys at once.
 #include "protocol/messages/find_coordinator.h"
 
 #include <fmt/format.h>
 
 #include "groups/group_coordinator.h"
 #include "server/handlers/handlers.h"
+#include "txn/txn_coordinator.h"
 
 namespace mirra::server {
 namespace {
@@ -26,7 +27,7 @@ asio::awaitable<Coordinator> lookup(RequestContext& ctx, int8_t key_type, const 
   if (key_type == kGroupKey) {
     st = co_await ctx.broker->groups->ready_for(key);
   } else if (key_type == kTransactionKey) {
-    st = Status(ErrorCode::COORDINATOR_NOT_AVAILABLE, "transactions are not supported yet");
+    st = co_await ctx.broker->txn->ready_for(key);
   } else {
     st = Status(ErrorCode::INVALID_REQUEST, fmt::format("unknown key type {}", key_type));
   }

@@ -5,6 +5,8 @@
 
 namespace mirra::server {
 
+asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_alter_configs(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_api_versions(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx);
@@ -16,15 +18,20 @@ asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_configs(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_groups(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_end_txn(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_find_coordinator(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_heartbeat(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_incremental_alter_configs(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_list_transactions(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx);
@@ -32,6 +39,8 @@ asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& ctx);
 
 // The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with
 // UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.

@@ -1,6 +1,6 @@
 // OffsetFetch (key 9): committed offsets of one group (v1-7) or several (v8+); all of a
-// group's when no topics are named (v2+). Offsets never committed are -1. Nothing is pending
-// in a transaction yet, so require_stable never has to wait.
+// group's when no topics are named (v2+). Offsets never committed are -1. With require_stable
+// (v7+), an offset a transaction still holds is UNSTABLE_OFFSET_COMMIT, retried by the client.
 #include "protocol/messages/offset_fetch.h"
 
 #include "groups/group_coordinator.h"
@@ -20,7 +20,7 @@ OffsetFetchResponse single_group(const RequestContext& ctx, const OffsetFetchReq
     topics.emplace();
     for (const auto& t : *req.topics) topics->push_back({t.name, t.partition_indexes, {}});
   }
-  auto group = ctx.broker->groups->fetch_offsets(req.group_id, topics);
+  auto group = ctx.broker->groups->fetch_offsets(req.group_id, topics, req.require_stable);
   OffsetFetchResponse resp;
   resp.error_code = group.error_code;
   if (group.error_code != 0 && req.topics) {
@@ -57,7 +57,7 @@ asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx) {
   if (ctx.api_version < 8) co_return respond(ctx, single_group(ctx, req.value()));
   OffsetFetchResponse resp;
   for (const auto& g : req->groups) {
-    resp.groups.push_back(ctx.broker->groups->fetch_offsets(g.group_id, g.topics));
+    resp.groups.push_back(ctx.broker->groups->fetch_offsets(g.group_id, g.topics, req->require_stable));
   }
   co_return respond(ctx, resp);
 }

@@ -1,0 +1,81 @@
+// AddPartitionsToTxn (key 24): the partitions a transactional producer is about to write.
+// v0-3 carry one transaction (from producers); v4+ several (from brokers, KIP-890), where
+// verify_only asks whether the partitions are already in the transaction.
+#include "protocol/messages/add_partitions_to_txn.h"
+
+#include "server/handlers/handlers.h"
+#include "txn/txn_coordinator.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::AddPartitionsToTxnRequest;
+using protocol::AddPartitionsToTxnResponse;
+using TopicResult = AddPartitionsToTxnResponse::AddPartitionsToTxnTopicResult;
+
+txn::TxnPartitions partitions_of(const std::vector<AddPartitionsToTxnRequest::AddPartitionsToTxnTopic>& topics) {
+  txn::TxnPartitions out;
+  for (const auto& t : topics) out[t.name].insert(t.partitions.begin(), t.partitions.end());
+  return out;
+}
+
+// NONE for each partition already in the open transaction, INVALID_TXN_STATE for the others.
+std::map<std::pair<std::string, int32_t>, ErrorCode> verify(const txn::TxnCoordinator& coordinator,
+                                                            const AddPartitionsToTxnRequest::AddPartitionsToTxnTransaction& t) {
+  std::map<std::pair<std::string, int32_t>, ErrorCode> out;
+  const txn::TxnMetadata* m = coordinator.find(t.transactional_id);
+  for (const auto& [topic, parts] : partitions_of(t.topics)) {
+    for (int32_t p : parts) {
+      ErrorCode e = ErrorCode::INVALID_TXN_STATE;
+      if (m == nullptr || m->producer_id != t.producer_id) {
+        e = ErrorCode::INVALID_PRODUCER_ID_MAPPING;
+      } else if (m->producer_epoch != t.producer_epoch) {
+        e = ErrorCode::PRODUCER_FENCED;
+      } else if (m->state == txn::TxnState::ongoing && m->partitions.count(topic) != 0 &&
+                 m->partitions.at(topic).count(p) != 0) {
+        e = ErrorCode::NONE;
+      }
+      out[{topic, p}] = e;
+    }
+  }
+  return out;
+}
+
+std::vector<TopicResult> topic_results(const std::map<std::pair<std::string, int32_t>, ErrorCode>& errors) {
+  std::vector<TopicResult> out;
+  for (const auto& [tp, e] : errors) {
+    if (out.empty() || out.back().name != tp.first) out.emplace_back().name = tp.first;
+    auto& r = out.back().results_by_partition.emplace_back();
+    r.partition_index = tp.second;
+    r.partition_error_code = error_number(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx) {
+  auto req = decode_body<AddPartitionsToTxnRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  txn::TxnCoordinator& coordinator = *ctx.broker->txn;
+  AddPartitionsToTxnResponse resp;
+  if (ctx.api_version <= 3) {
+    auto errors = co_await coordinator.add_partitions(
+        req->v3_and_below_transactional_id, req->v3_and_below_producer_id,
+        req->v3_and_below_producer_epoch, partitions_of(req->v3_and_below_topics));
+    resp.results_by_topic_v3_and_below = topic_results(errors);
+    co_return respond(ctx, resp);
+  }
+  for (const auto& t : req->transactions) {
+    auto errors = t.verify_only
+                      ? verify(coordinator, t)
+                      : co_await coordinator.add_partitions(t.transactional_id, t.producer_id,
+                                                            t.producer_epoch, partitions_of(t.topics));
+    auto& out = resp.results_by_transaction.emplace_back();
+    out.transactional_id = t.transactional_id;
+    out.topic_results = topic_results(errors);
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,31 @@
+// TxnOffsetCommit (key 28): a transactional producer commits a group's offsets inside its
+// transaction; they count when the transaction commits (groups/group_txn_offsets.cc).
+#include "protocol/messages/txn_offset_commit.h"
+
+#include "groups/group_coordinator.h"
+#include "server/handlers/handlers.h"
+#include "txn/txn_coordinator.h"
+
+namespace mirra::server {
+
+asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& ctx) {
+  auto req = decode_body<protocol::TxnOffsetCommitRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  const ErrorCode producer = ctx.broker->txn->check_txn_offset_commit(
+      req->transactional_id, req->producer_id, req->producer_epoch);
+  if (producer != ErrorCode::NONE) {
+    protocol::TxnOffsetCommitResponse resp;
+    for (const auto& t : req->topics) {
+      auto& out = resp.topics.emplace_back();
+      out.name = t.name;
+      for (const auto& p : t.partitions) {
+        out.partitions.push_back({p.partition_index, error_number(producer), {}});
+      }
+    }
+    co_return respond(ctx, resp);
+  }
+  protocol::TxnOffsetCommitResponse resp = co_await ctx.broker->groups->txn_commit(req.value());
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server
