@@ -775,6 +775,13 @@ class KafkaJS(NodeClient):
                 "records": [l for l in lines if "offset" in l],
                 "committed": {int(p): o for p, o in committed[0].items()}}
 
+    def transactions(self, topic, transactional_id, batches, timeout=STEP_TIMEOUT):
+        """kafkajs' transactional producer: each of `batches` ({"records", "commit"}) is one
+        transaction, committed or aborted. Returns the outcome reported per transaction."""
+        lines = self._call({"op": "txn", "topic": topic, "transactionalId": transactional_id,
+                            "batches": batches}, timeout + 20)
+        return [l["done"] for l in lines if "done" in l]
+
 
 class Platformatic(NodeClient):
     name = "platformatic"

@@ -72,6 +72,31 @@ async function produce (req, kafka, emit) {
   }
 }
 
+// A transactional producer (tests/interop/test_transactions.py): req.batches in order, each
+// one transaction of its records, committed or aborted as it says; one line per transaction.
+async function txn (req, kafka, emit) {
+  const producer = kafka.producer({ transactionalId: req.transactionalId, idempotent: true,
+    maxInFlightRequests: 1, allowAutoTopicCreation: false })
+  await producer.connect()
+  try {
+    for (const batch of req.batches) {
+      const t = await producer.transaction()
+      try {
+        await t.send({ topic: req.topic, acks: -1,
+          messages: batch.records.map(r => ({ key: r.key, value: r.value, partition: r.partition })) })
+      } catch (e) {
+        await t.abort()
+        throw e
+      }
+      if (batch.commit) await t.commit()
+      else await t.abort()
+      emit({ done: batch.commit ? 'commit' : 'abort' })
+    }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
 async function offsetForTime (kafka, topic, partition, ts) {
   return withAdmin(kafka, async admin => {
     const res = await admin.fetchTopicOffsetsByTimestamp(topic, ts)
@@ -178,4 +203,4 @@ async function group (req, kafka, emit) {
 
 const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
 run({ create: withKafka(create), delete: withKafka(deleteTopic), partitions: withKafka(partitions), produce: withKafka(produce),
-  offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group) })
+  offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group), txn: withKafka(txn) })
