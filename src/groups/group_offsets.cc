@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "groups/consumer_protocol.h"
+#include "groups/commit_response.h"
 #include "groups/group_coordinator.h"
 
 namespace mirra::groups {
@@ -32,24 +33,6 @@ ErrorCode commit_error(const Status& st) {
   }
 }
 
-OffsetCommitResponse commit_response(const OffsetCommitRequest& req) {
-  OffsetCommitResponse r;
-  for (const auto& t : req.topics) {
-    auto& out = r.topics.emplace_back();
-    out.name = t.name;
-    for (const auto& p : t.partitions) out.partitions.emplace_back().partition_index = p.partition_index;
-  }
-  return r;
-}
-
-void fail_all(OffsetCommitResponse& r, ErrorCode c) {
-  for (auto& t : r.topics) {
-    for (auto& p : t.partitions) {
-      if (p.error_code == 0) p.error_code = error_number(c);
-    }
-  }
-}
-
 // Topics the members of a consumer group subscribe to (from their JoinGroup metadata).
 std::set<std::string> subscribed_topics(const Group& g) {
   std::set<std::string> out;
@@ -67,7 +50,7 @@ std::set<std::string> subscribed_topics(const Group& g) {
 
 asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommitRequest& req,
                                                                int16_t version) {
-  OffsetCommitResponse r = commit_response(req);
+  OffsetCommitResponse r = commit_response<OffsetCommitResponse>(req);
   const int32_t generation = req.generation_id_or_member_epoch;
   if (Status st = check_available(req.group_id); !st) {
     fail_all(r, st.code());

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "groups/commit_response.h"
 #include "groups/group_coordinator.h"
 
 namespace mirra::groups {
@@ -15,24 +16,6 @@ constexpr const char* kMirraLogComponent = "groups";
 
 using protocol::TxnOffsetCommitRequest;
 using protocol::TxnOffsetCommitResponse;
-
-TxnOffsetCommitResponse txn_commit_response(const TxnOffsetCommitRequest& req) {
-  TxnOffsetCommitResponse r;
-  for (const auto& t : req.topics) {
-    auto& out = r.topics.emplace_back();
-    out.name = t.name;
-    for (const auto& p : t.partitions) out.partitions.emplace_back().partition_index = p.partition_index;
-  }
-  return r;
-}
-
-void fail_all(TxnOffsetCommitResponse& r, ErrorCode c) {
-  for (auto& t : r.topics) {
-    for (auto& p : t.partitions) {
-      if (p.error_code == 0) p.error_code = error_number(c);
-    }
-  }
-}
 
 // Kafka's checks of a transactional commit against the group: a member id or generation, when
 // given, must match (clients without group metadata send neither and are accepted).
@@ -56,7 +39,7 @@ ErrorCode check_txn_committer(const Group* g, const TxnOffsetCommitRequest& req)
 
 asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
     const TxnOffsetCommitRequest& req) {
-  TxnOffsetCommitResponse r = txn_commit_response(req);
+  TxnOffsetCommitResponse r = commit_response<TxnOffsetCommitResponse>(req);
   if (Status st = check_available(req.group_id); !st) {
     fail_all(r, st.code());
     co_return r;
