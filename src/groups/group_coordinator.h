@@ -153,6 +153,24 @@ class GroupCoordinator {
                        std::vector<OffsetsEntry>& entries,
                        std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const;
 
+  // add_offset() for every partition of an OffsetCommit or TxnOffsetCommit request, each
+  // partition's error in the response.
+  template <typename Request, typename Response>
+  void add_offsets(const Request& req, Response& r, int64_t now, int64_t expire,
+                   std::vector<OffsetsEntry>& entries,
+                   std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const {
+    for (size_t t = 0; t < req.topics.size(); ++t) {
+      for (size_t p = 0; p < req.topics[t].partitions.size(); ++p) {
+        const auto& in = req.topics[t].partitions[p];
+        CommittedOffset c{in.committed_offset, in.committed_leader_epoch,
+                          in.committed_metadata.value_or(""), now, expire};
+        const ErrorCode e = add_offset(req.group_id, {req.topics[t].name, in.partition_index},
+                                       std::move(c), entries, accepted);
+        r.topics[t].partitions[p].error_code = error_number(e);
+      }
+    }
+  }
+
   // group_txn_offsets.cc.
   void restore_txn_offsets(int64_t producer_id, const std::vector<const OffsetsEntry*>& records);
 

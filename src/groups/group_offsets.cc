@@ -91,17 +91,8 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   const int64_t now = now_ms();
   std::vector<OffsetsEntry> entries;
   std::vector<std::pair<TopicPartition, CommittedOffset>> accepted;
-  for (size_t t = 0; t < req.topics.size(); ++t) {
-    for (size_t p = 0; p < req.topics[t].partitions.size(); ++p) {
-      const auto& in = req.topics[t].partitions[p];
-      CommittedOffset c{in.committed_offset, in.committed_leader_epoch,
-                        in.committed_metadata.value_or(""), now, -1};
-      if (version <= 4 && req.retention_time_ms >= 0) c.expire_timestamp = now + req.retention_time_ms;
-      const ErrorCode e = add_offset(req.group_id, {req.topics[t].name, in.partition_index},
-                                     std::move(c), entries, accepted);
-      r.topics[t].partitions[p].error_code = error_number(e);
-    }
-  }
+  const int64_t expire = version <= 4 && req.retention_time_ms >= 0 ? now + req.retention_time_ms : -1;
+  add_offsets(req, r, now, expire, entries, accepted);
   if (entries.empty()) co_return r;
   Status written = co_await topic_.append(req.group_id, std::move(entries));
   if (!written) {

@@ -56,16 +56,7 @@ asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
   const int64_t now = now_ms();
   std::vector<OffsetsEntry> entries;
   std::vector<std::pair<TopicPartition, CommittedOffset>> accepted;
-  for (size_t t = 0; t < req.topics.size(); ++t) {
-    for (size_t p = 0; p < req.topics[t].partitions.size(); ++p) {
-      const auto& in = req.topics[t].partitions[p];
-      CommittedOffset c{in.committed_offset, in.committed_leader_epoch,
-                        in.committed_metadata.value_or(""), now, -1};
-      const ErrorCode e = add_offset(req.group_id, {req.topics[t].name, in.partition_index},
-                                     std::move(c), entries, accepted);
-      r.topics[t].partitions[p].error_code = error_number(e);
-    }
-  }
+  add_offsets(req, r, now, -1, entries, accepted);
   if (entries.empty()) co_return r;
   const cluster::InternalProducer producer{req.producer_id, req.producer_epoch, true};
   Status written = co_await topic_.append(req.group_id, std::move(entries), producer);
