@@ -85,6 +85,15 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
   return o;
 }
 
+Result<std::unique_ptr<client::SyncClient>> open_client(
+    const std::string& bootstrap_servers, const std::vector<std::string>& command_properties) {
+  auto props = parse_properties(command_properties, "--command-property");
+  if (!props.ok()) return props.status();
+  auto options = client_options(bootstrap_servers, props.value());
+  if (!options.ok()) return options.status();
+  return client::SyncClient::create(options.value());
+}
+
 void add_bootstrap_option(CLI::App* sub, std::string& target) {
   sub->add_option("--bootstrap-server", target,
                   "REQUIRED: the server(s) to connect to, host:port[,host:port...]");

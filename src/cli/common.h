@@ -38,6 +38,10 @@ Result<int64_t> parse_int(std::string_view text, std::string_view what);
 Result<client::ClientOptions> client_options(const std::string& bootstrap_servers,
                                              const Properties& client_properties);
 
+// A client on --bootstrap-server with --command-property items (`k=v`).
+Result<std::unique_ptr<client::SyncClient>> open_client(
+    const std::string& bootstrap_servers, const std::vector<std::string>& command_properties);
+
 // The option every client subcommand has.
 void add_bootstrap_option(CLI::App* sub, std::string& target);
 

@@ -133,11 +133,7 @@ int delete_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
 int run_groups(const GroupsArgs& a) {
   auto cmd = check_args(a);
   if (!cmd.ok()) return fail(kCommand, cmd.status().message());
-  auto props = parse_properties(a.command_properties, "--command-property");
-  if (!props.ok()) return fail(kCommand, props.status().message());
-  auto options = client_options(a.bootstrap, props.value());
-  if (!options.ok()) return fail(kCommand, options.status().message());
-  auto client = client::SyncClient::create(options.value());
+  auto client = open_client(a.bootstrap, a.command_properties);
   if (!client.ok()) return fail(kCommand, client.status().message());
   client::SyncClient& c = *client.value();
   switch (cmd->action) {

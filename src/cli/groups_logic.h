@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cli/table.h"
 #include "client/types.h"
 
 namespace mirra::cli {
@@ -116,19 +117,6 @@ std::vector<OffsetRow> offset_rows(const std::vector<MemberView>& members,
 
 // "t1(0,1), t2(3)", or "-" for none: the --members --verbose ASSIGNMENT column.
 std::string format_assignment(const std::vector<client::TopicPartition>& tps);
-
-// Left-aligned columns, each as wide as its widest cell (at least `min_widths`), one space
-// apart; the last column is not padded.
-class Table {
- public:
-  Table(std::vector<std::string> header, std::vector<size_t> min_widths = {});
-  void add(std::vector<std::string> row);
-  std::string render() const;
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<size_t> widths_;
-};
 
 std::string or_dash(const std::optional<int64_t>& v);
 

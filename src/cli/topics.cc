@@ -98,11 +98,7 @@ int run_topics(const TopicsArgs& a) {
     return fail(kCommand, "--topic is required with --create, --alter and --delete");
   }
   if (a.alter && a.partitions < 1) return fail(kCommand, "--alter needs --partitions N");
-  auto props = parse_properties(a.command_config, "--command-property");
-  if (!props.ok()) return fail(kCommand, props.status().message());
-  auto options = client_options(a.bootstrap, props.value());
-  if (!options.ok()) return fail(kCommand, options.status().message());
-  auto client = client::SyncClient::create(options.value());
+  auto client = open_client(a.bootstrap, a.command_config);
   if (!client.ok()) return fail(kCommand, client.status().message());
   client::SyncClient& c = *client.value();
   const ErrorCode unknown = a.if_exists ? ErrorCode::UNKNOWN_TOPIC_OR_PARTITION : ErrorCode::NONE;

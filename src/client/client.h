@@ -102,6 +102,20 @@ class Client {
   asio::awaitable<Result<std::vector<PartitionStatus>>> offset_delete(
       std::string group, std::vector<TopicPartition> partitions);
 
+  // ---- transactions (client_transactions.cc) ----
+  // Every broker's transactions, filtered by the brokers (ListTransactions).
+  asio::awaitable<Result<TransactionListings>> list_transactions(TransactionFilter filter = {});
+  // Each id's coordinator describes its transaction (DescribeTransactions); routed and retried
+  // as the group calls are.
+  asio::awaitable<Result<std::vector<TransactionDescription>>> describe_transactions(
+      std::vector<std::string> transactional_ids);
+  // The producers each partition's leader knows (DescribeProducers); with `broker_id`, the
+  // producers that broker knows, leader or not.
+  asio::awaitable<Result<std::vector<PartitionProducers>>> describe_producers(
+      std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
+  // Writes an ABORT marker for the producer into the partition (WriteTxnMarkers to its leader).
+  asio::awaitable<Status> abort_transaction(AbortTransactionSpec spec);
+
   // The connection to a broker by node id (from metadata), opened if needed.
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);
   // Any live connection: an open one, else a known broker, else the bootstrap servers in order.
@@ -133,21 +147,24 @@ class Client {
   template <typename Out, typename Item, typename SendGroup>
   asio::awaitable<Result<std::vector<Out>>> route(std::vector<Item>& items, SendGroup send_group);
 
-  // One FindCoordinator round for `groups` (no retries): the Result fails only when no broker
-  // can be reached; a failed lookup is that group's Status.
+  // One FindCoordinator round for `keys` (no retries): the Result fails only when no broker
+  // can be reached; a failed lookup is that key's Status.
   asio::awaitable<Result<std::vector<Coordinator>>> lookup_coordinators(
-      std::vector<std::string> groups);
+      std::vector<std::string> keys, CoordinatorType type);
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> coordinator_connection(
       const Coordinator& c);
-  // The retry loop of the group calls (client_groups.cc): `results[i]` (which has a `status`)
-  // is for `groups[i]`; `send_group(conn, coordinator, indexes, results)` asks one coordinator
-  // (`send_group(coordinator, indexes, results)`: nothing to ask, no connection is opened).
+  // The retry loop of the group and transaction calls (client_groups.cc): `results[i]` (which
+  // has a `status`) is for `keys[i]`; `send_group(conn, coordinator, indexes, results)` asks one
+  // coordinator (`send_group(coordinator, indexes, results)`: nothing to ask, no connection is
+  // opened).
   template <typename Out, typename SendGroup>
-  asio::awaitable<Status> route_to_coordinators(const std::vector<std::string>& groups,
-                                                std::vector<Out>& results, SendGroup send_group);
-  // One broker's ListGroups answer, retried while retriable.
-  asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
-      int32_t node_id, const std::vector<std::string>& states);
+  asio::awaitable<Status> route_to_coordinators(const std::vector<std::string>& keys,
+                                                std::vector<Out>& results, SendGroup send_group,
+                                                CoordinatorType type = CoordinatorType::group);
+  // `ask(connection)` of one broker (ListGroups, ListTransactions), retried while retriable
+  // until retry_timeout.
+  template <typename T, typename Ask>
+  asio::awaitable<Result<T>> ask_broker(int32_t node_id, Ask ask);
 
   asio::any_io_executor ex_;
   ClientOptions options_;
@@ -158,7 +175,7 @@ class Client {
   ClusterMetadata cache_;
   std::set<std::string> known_topics_;
   bool metadata_stale_ = true;
-  std::map<std::string, Coordinator> coordinators_;  // by group id
+  std::map<std::pair<CoordinatorType, std::string>, Coordinator> coordinators_;  // by key
 };
 
 // Status for an error code in a response: OK for NONE, else the code with the broker's message

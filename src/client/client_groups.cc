@@ -4,8 +4,6 @@
 // exception: every broker coordinates some groups, so every broker is asked.
 #include <algorithm>
 #include <map>
-#include <numeric>
-#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -14,14 +12,6 @@
 
 namespace mirra::client {
 namespace {
-
-// The errors after which a group's coordinator must be looked up again (the cached one moved or
-// cannot be reached). COORDINATOR_LOAD_IN_PROGRESS is not one: the coordinator is right, only
-// not ready yet.
-bool coordinator_moved(ErrorCode code) {
-  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
-         code == ErrorCode::NETWORK_EXCEPTION || code == ErrorCode::REQUEST_TIMED_OUT;
-}
 
 bool coordinator_error(ErrorCode code) {
   return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
@@ -68,28 +58,37 @@ asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> Client::coordinator_c
 }
 
 asio::awaitable<Result<std::vector<Coordinator>>> Client::lookup_coordinators(
-    std::vector<std::string> groups) {
+    std::vector<std::string> keys, CoordinatorType type) {
   auto conn = co_await any_connection();
   if (!conn.ok()) co_return conn.status();
   BrokerConnection& c = *conn.value();
   auto version = c.version_for(protocol::FindCoordinatorRequest::kApiKey);
   if (!version.ok()) co_return version.status();
+  if (type != CoordinatorType::group && version.value() < 1) {
+    co_return Status(ErrorCode::UNSUPPORTED_VERSION,
+                     fmt::format("broker {} cannot find transaction coordinators "
+                                 "(FindCoordinator v0)", c.address()));
+  }
+  const std::string_view kind = type == CoordinatorType::group ? "group " : "transactional id ";
   std::vector<Coordinator> out;
-  for (const std::string& g : groups) out.push_back({g, Status::OK(), -1, "", 0});
+  for (const std::string& k : keys) out.push_back({k, Status::OK(), -1, "", 0});
   protocol::FindCoordinatorRequest req;
-  req.key_type = 0;  // a group
+  req.key_type = static_cast<int8_t>(type);
   if (version.value() >= 4) {
-    // KIP-699: one request for every group.
-    req.coordinator_keys = groups;
+    // KIP-699: one request for every key.
+    req.coordinator_keys = keys;
     auto reply = co_await c.send(req);
     for (Coordinator& o : out) {
-      o.status = reply.ok() ? no_answer("FindCoordinator", "group " + o.key, c) : reply.status();
+      o.status = reply.ok() ? no_answer("FindCoordinator", std::string(kind) + o.key, c)
+                            : reply.status();
     }
     if (!reply.ok()) co_return out;
     for (const auto& r : reply->body.coordinators) {
       for (Coordinator& o : out) {
         if (o.key != r.key) continue;
-        o = {r.key, status_from(r.error_code, r.error_message, "coordinator of group " + r.key),
+        o = {r.key,
+             status_from(r.error_code, r.error_message,
+                         fmt::format("coordinator of {}{}", kind, r.key)),
              r.node_id, r.host, r.port};
       }
     }
@@ -103,79 +102,13 @@ asio::awaitable<Result<std::vector<Coordinator>>> Client::lookup_coordinators(
       continue;
     }
     const auto& r = reply->body;
-    o.status = status_from(r.error_code, r.error_message, "coordinator of group " + o.key);
+    o.status =
+        status_from(r.error_code, r.error_message, fmt::format("coordinator of {}{}", kind, o.key));
     o.node_id = r.node_id;
     o.host = r.host;
     o.port = r.port;
   }
   co_return out;
-}
-
-template <typename Out, typename SendGroup>
-asio::awaitable<Status> Client::route_to_coordinators(const std::vector<std::string>& groups,
-                                                      std::vector<Out>& results,
-                                                      SendGroup send_group) {
-  const auto start = routing::Clock::now();
-  std::vector<size_t> todo(groups.size());
-  std::iota(todo.begin(), todo.end(), size_t{0});
-  for (int round = 0;; ++round) {
-    std::vector<std::string> unknown;
-    for (size_t i : todo) {
-      if (!coordinators_.count(groups[i]) &&
-          std::find(unknown.begin(), unknown.end(), groups[i]) == unknown.end()) {
-        unknown.push_back(groups[i]);
-      }
-    }
-    std::map<std::string, Status> lookup_failed;
-    if (!unknown.empty()) {
-      auto found = co_await lookup_coordinators(std::move(unknown));
-      if (!found.ok()) co_return found.status();  // no broker reachable at all
-      for (Coordinator& c : found.value()) {
-        if (c.status.ok()) {
-          coordinators_[c.key] = c;
-        } else {
-          lookup_failed[c.key] = c.status;
-        }
-      }
-    }
-    std::map<int32_t, std::vector<size_t>> by_node;
-    for (size_t i : todo) {
-      auto it = coordinators_.find(groups[i]);
-      if (it == coordinators_.end()) {
-        results[i].status = lookup_failed[groups[i]];
-      } else {
-        by_node[it->second.node_id].push_back(i);
-      }
-    }
-    for (auto& entry : by_node) {
-      const std::vector<size_t>& indexes = entry.second;
-      const Coordinator c = coordinators_.at(groups[indexes.front()]);
-      Status s;
-      if constexpr (std::is_invocable_v<SendGroup, const Coordinator&,
-                                        const std::vector<size_t>&, std::vector<Out>&>) {
-        s = co_await send_group(c, indexes, results);  // needs no request to the coordinator
-      } else {
-        auto conn = co_await coordinator_connection(c);
-        s = conn.status();
-        if (conn.ok()) s = co_await send_group(*conn.value(), c, indexes, results);
-      }
-      if (!s.ok()) {
-        for (size_t i : indexes) results[i].status = s;
-      }
-    }
-    std::vector<size_t> retry;
-    for (size_t i : todo) {
-      const Status& s = results[i].status;
-      if (s.ok() || !error_retriable(s.code())) continue;
-      if (coordinator_moved(s.code())) coordinators_.erase(groups[i]);
-      retry.push_back(i);
-    }
-    if (retry.empty() || routing::out_of_time(start, options_)) co_return Status::OK();
-    MIRRA_CLOG_DEBUG("client", "retrying {} group(s), first: {}", retry.size(),
-                     results[retry.front()].status.to_string());
-    todo = std::move(retry);
-    co_await backoff(round);
-  }
 }
 
 asio::awaitable<Result<std::vector<Coordinator>>> Client::find_coordinators(
@@ -202,44 +135,30 @@ asio::awaitable<Result<Coordinator>> Client::find_coordinator(std::string group)
 
 // ---- ListGroups -------------------------------------------------------------------------------
 
-asio::awaitable<Result<std::vector<GroupListing>>> Client::list_groups_of(
-    int32_t node_id, const std::vector<std::string>& states) {
-  const auto start = routing::Clock::now();
-  for (int round = 0;; ++round) {
-    Status failure;
-    auto conn = co_await connection(node_id);
-    if (conn.ok()) {
-      BrokerConnection& c = *conn.value();
-      auto version = c.version_for(protocol::ListGroupsRequest::kApiKey);
-      if (!version.ok()) co_return version.status();
-      if (!states.empty() && version.value() < 4) {
-        co_return Status(ErrorCode::UNSUPPORTED_VERSION,
-                         fmt::format("broker {} cannot filter groups by state (ListGroups v{}, "
-                                     "filters need v4)", c.address(), version.value()));
-      }
-      protocol::ListGroupsRequest req;
-      req.states_filter = states;
-      auto reply = co_await c.send(req);
-      failure = reply.status();
-      if (reply.ok()) {
-        failure = status_from(reply->body.error_code, std::nullopt, "list groups of " + c.address());
-        if (failure.ok()) {
-          std::vector<GroupListing> out;
-          for (const auto& g : reply->body.groups) {
-            out.push_back({g.group_id, g.protocol_type, g.group_state});
-          }
-          co_return out;
-        }
-      }
-    } else {
-      failure = conn.status();
-    }
-    if (!error_retriable(failure.code()) || routing::out_of_time(start, options_)) {
-      co_return failure;
-    }
-    co_await backoff(round);
+namespace {
+
+// One broker's groups, or why it could not say.
+asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
+    BrokerConnection& c, const std::vector<std::string>& states) {
+  auto version = c.version_for(protocol::ListGroupsRequest::kApiKey);
+  if (!version.ok()) co_return version.status();
+  if (!states.empty() && version.value() < 4) {
+    co_return Status(ErrorCode::UNSUPPORTED_VERSION,
+                     fmt::format("broker {} cannot filter groups by state (ListGroups v{}, "
+                                 "filters need v4)", c.address(), version.value()));
   }
+  protocol::ListGroupsRequest req;
+  req.states_filter = states;
+  auto reply = co_await c.send(req);
+  if (!reply.ok()) co_return reply.status();
+  Status s = status_from(reply->body.error_code, std::nullopt, "list groups of " + c.address());
+  if (!s.ok()) co_return s;
+  std::vector<GroupListing> out;
+  for (const auto& g : reply->body.groups) out.push_back({g.group_id, g.protocol_type, g.group_state});
+  co_return out;
 }
+
+}  // namespace
 
 asio::awaitable<Result<GroupListings>> Client::list_groups(std::vector<std::string> states) {
   auto md = co_await metadata(std::vector<std::string>{});  // the brokers
@@ -247,7 +166,8 @@ asio::awaitable<Result<GroupListings>> Client::list_groups(std::vector<std::stri
   std::map<std::string, GroupListing> seen;  // a group moving between brokers is listed once
   GroupListings out;
   for (const BrokerInfo& b : md->brokers) {
-    auto listed = co_await list_groups_of(b.node_id, states);
+    auto listed = co_await ask_broker<std::vector<GroupListing>>(
+        b.node_id, [&states](BrokerConnection& c) { return list_groups_of(c, states); });
     if (!listed.ok()) {
       out.errors.push_back(listed.status());
       continue;

@@ -3,11 +3,16 @@
 // route(): one round sends each pending partition to its leader, grouped per broker; the
 // partitions that failed retriably are retried in the next round with fresh metadata and a
 // growing backoff, until options.retry_timeout. send_admin(): the same for one admin request.
+// route_to_coordinators(): the same for groups and transactional ids, by coordinator.
+// ask_broker(): the same for one request to one broker.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "base/log.h"
 #include "client/client.h"
@@ -68,6 +73,14 @@ std::vector<std::vector<size_t>> unique_layers(const std::vector<Item>& items,
     layers[layer].push_back(i);
   }
   return layers;
+}
+
+// The errors after which a group's coordinator must be looked up again (the cached one moved or
+// cannot be reached). COORDINATOR_LOAD_IN_PROGRESS is not one: the coordinator is right, only
+// not ready yet.
+inline bool coordinator_moved(ErrorCode code) {
+  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
+         code == ErrorCode::NETWORK_EXCEPTION || code == ErrorCode::REQUEST_TIMED_OUT;
 }
 
 }  // namespace routing
@@ -147,6 +160,94 @@ asio::awaitable<Result<Reply<response_t<Req>>>> Client::send_admin(const Req& re
     }
     MIRRA_CLOG_DEBUG("client", "retrying {}: {}", Req::kName, failure.to_string());
     metadata_stale_ = true;
+    co_await backoff(round);
+  }
+}
+
+template <typename Out, typename SendGroup>
+asio::awaitable<Status> Client::route_to_coordinators(const std::vector<std::string>& keys,
+                                                      std::vector<Out>& results,
+                                                      SendGroup send_group, CoordinatorType type) {
+  const auto start = routing::Clock::now();
+  auto cached = [this, type](const std::string& key) {
+    return coordinators_.find(std::make_pair(type, key));
+  };
+  std::vector<size_t> todo(keys.size());
+  std::iota(todo.begin(), todo.end(), size_t{0});
+  for (int round = 0;; ++round) {
+    std::vector<std::string> unknown;
+    for (size_t i : todo) {
+      if (cached(keys[i]) == coordinators_.end() &&
+          std::find(unknown.begin(), unknown.end(), keys[i]) == unknown.end()) {
+        unknown.push_back(keys[i]);
+      }
+    }
+    std::map<std::string, Status> lookup_failed;
+    if (!unknown.empty()) {
+      auto found = co_await lookup_coordinators(std::move(unknown), type);
+      if (!found.ok()) co_return found.status();  // no broker reachable at all
+      for (Coordinator& c : found.value()) {
+        if (c.status.ok()) {
+          coordinators_[std::make_pair(type, c.key)] = c;
+        } else {
+          lookup_failed[c.key] = c.status;
+        }
+      }
+    }
+    std::map<int32_t, std::vector<size_t>> by_node;
+    for (size_t i : todo) {
+      auto it = cached(keys[i]);
+      if (it == coordinators_.end()) {
+        results[i].status = lookup_failed[keys[i]];
+      } else {
+        by_node[it->second.node_id].push_back(i);
+      }
+    }
+    for (auto& entry : by_node) {
+      const std::vector<size_t>& indexes = entry.second;
+      const Coordinator c = cached(keys[indexes.front()])->second;
+      Status s;
+      if constexpr (std::is_invocable_v<SendGroup, const Coordinator&,
+                                        const std::vector<size_t>&, std::vector<Out>&>) {
+        s = co_await send_group(c, indexes, results);  // needs no request to the coordinator
+      } else {
+        auto conn = co_await coordinator_connection(c);
+        s = conn.status();
+        if (conn.ok()) s = co_await send_group(*conn.value(), c, indexes, results);
+      }
+      if (!s.ok()) {
+        for (size_t i : indexes) results[i].status = s;
+      }
+    }
+    std::vector<size_t> retry;
+    for (size_t i : todo) {
+      const Status& s = results[i].status;
+      if (s.ok() || !error_retriable(s.code())) continue;
+      if (routing::coordinator_moved(s.code())) coordinators_.erase(std::make_pair(type, keys[i]));
+      retry.push_back(i);
+    }
+    if (retry.empty() || routing::out_of_time(start, options_)) co_return Status::OK();
+    MIRRA_CLOG_DEBUG("client", "retrying {} group(s), first: {}", retry.size(),
+                     results[retry.front()].status.to_string());
+    todo = std::move(retry);
+    co_await backoff(round);
+  }
+}
+
+template <typename T, typename Ask>
+asio::awaitable<Result<T>> Client::ask_broker(int32_t node_id, Ask ask) {
+  const auto start = routing::Clock::now();
+  for (int round = 0;; ++round) {
+    auto conn = co_await connection(node_id);
+    Status failure = conn.status();
+    if (conn.ok()) {
+      Result<T> answer = co_await ask(*conn.value());
+      if (answer.ok()) co_return answer;
+      failure = answer.status();
+    }
+    if (!error_retriable(failure.code()) || routing::out_of_time(start, options_)) {
+      co_return failure;
+    }
     co_await backoff(round);
   }
 }

@@ -102,4 +102,22 @@ Result<std::vector<PartitionStatus>> SyncClient::offset_delete(
   return run(client_->offset_delete(group, std::move(partitions)));
 }
 
+Result<TransactionListings> SyncClient::list_transactions(TransactionFilter filter) {
+  return run(client_->list_transactions(std::move(filter)));
+}
+
+Result<std::vector<TransactionDescription>> SyncClient::describe_transactions(
+    std::vector<std::string> transactional_ids) {
+  return run(client_->describe_transactions(std::move(transactional_ids)));
+}
+
+Result<std::vector<PartitionProducers>> SyncClient::describe_producers(
+    std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id) {
+  return run(client_->describe_producers(std::move(partitions), broker_id));
+}
+
+Status SyncClient::abort_transaction(AbortTransactionSpec spec) {
+  return run(client_->abort_transaction(spec));
+}
+
 }  // namespace mirra::client

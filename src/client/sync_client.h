@@ -49,6 +49,13 @@ class SyncClient {
   Result<std::vector<PartitionStatus>> offset_delete(const std::string& group,
                                                      std::vector<TopicPartition> partitions);
 
+  Result<TransactionListings> list_transactions(TransactionFilter filter = {});
+  Result<std::vector<TransactionDescription>> describe_transactions(
+      std::vector<std::string> transactional_ids);
+  Result<std::vector<PartitionProducers>> describe_producers(
+      std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
+  Status abort_transaction(AbortTransactionSpec spec);
+
   // Runs any coroutine to completion on the private io_context (e.g. one using async()).
   template <typename T>
   T run(asio::awaitable<T> op);

@@ -228,9 +228,12 @@ struct FetchedPartition {
 
 // ---- consumer groups ----------------------------------------------------------------------------
 
+// Which kind of key a coordinator is looked up for (FindCoordinator's key type).
+enum class CoordinatorType : int8_t { group = 0, transaction = 1 };
+
 // Where FindCoordinator says a group (or transactional id) lives.
 struct Coordinator {
-  std::string key;  // the group id
+  std::string key;  // the group id or transactional id
   Status status;
   int32_t node_id = -1;
   std::string host;
@@ -293,6 +296,66 @@ struct PartitionStatus {
 struct GroupResult {
   std::string group_id;
   Status status;
+};
+
+// ---- transactions -------------------------------------------------------------------------------
+
+// ListTransactions filters (empty: all); `min_duration_ms` needs ListTransactions v1 (KIP-994).
+struct TransactionFilter {
+  std::vector<std::string> states;  // Kafka's names: Ongoing, PrepareCommit, ...
+  std::vector<int64_t> producer_ids;
+  int64_t min_duration_ms = -1;
+};
+
+struct TransactionListing {
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  std::string state;
+  int32_t coordinator_id = -1;  // the broker that listed it
+};
+
+// Every broker's transactions; like GroupListings, a broker that could not be asked adds to
+// `errors` and leaves the others' answers usable.
+struct TransactionListings {
+  std::vector<TransactionListing> transactions;
+  std::vector<Status> errors;
+};
+
+struct TransactionDescription {
+  std::string transactional_id;
+  Status status;
+  std::string state;
+  int32_t timeout_ms = 0;
+  int64_t start_time_ms = -1;  // -1: no transaction open
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  std::vector<TopicPartition> partitions;
+  Coordinator coordinator;  // the broker that answered
+};
+
+// A producer a partition's leader knows (DescribeProducers).
+struct ProducerState {
+  int64_t producer_id = -1;
+  int32_t producer_epoch = -1;
+  int32_t last_sequence = -1;
+  int64_t last_timestamp = -1;
+  int32_t coordinator_epoch = -1;          // -1: no marker written yet
+  int64_t current_txn_start_offset = -1;   // -1: no transaction open
+};
+
+struct PartitionProducers {
+  TopicPartition tp;
+  Status status;
+  std::vector<ProducerState> producers;
+};
+
+// An abort marker for one producer's open transaction on one partition, written without the
+// transaction coordinator (kafka-transactions.sh abort: a hanging transaction).
+struct AbortTransactionSpec {
+  TopicPartition tp;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t coordinator_epoch = 0;
 };
 
 }  // namespace mirra::client
