@@ -17,6 +17,7 @@ constexpr const char* kMirraLogComponent = "txn";
 // Kafka bumps to a new producer id when the epoch would reach Short.MAX_VALUE.
 constexpr int16_t kMaxEpoch = 32767;
 constexpr size_t kMaxIdLength = 32767;
+constexpr const char* kOffsetsTopic = "__consumer_offsets";
 
 bool prepared(TxnState s) {
   return s == TxnState::prepare_commit || s == TxnState::prepare_abort ||
@@ -257,11 +258,18 @@ asio::awaitable<std::map<std::pair<std::string, int32_t>, ErrorCode>> TxnCoordin
 
 ErrorCode TxnCoordinator::check_txn_offset_commit(const std::string& transactional_id,
                                                   int64_t producer_id,
-                                                  int16_t producer_epoch) const {
+                                                  int16_t producer_epoch,
+                                                  int32_t offsets_partition) const {
   if (Status st = check_available(transactional_id); !st) return st.code();
   const TxnMetadata* m = find(transactional_id);
   if (ErrorCode e = check_producer(m, producer_id, producer_epoch); e != ErrorCode::NONE) return e;
   if (m->state != TxnState::ongoing) return ErrorCode::INVALID_TXN_STATE;
+  // Without AddOffsetsToTxn no marker reaches the group's partition: the offsets would stay
+  // held (and that partition's LSO stuck) until some later transaction happened to end there.
+  auto offsets = m->partitions.find(kOffsetsTopic);
+  if (offsets == m->partitions.end() || offsets->second.count(offsets_partition) == 0) {
+    return ErrorCode::INVALID_TXN_STATE;
+  }
   return ErrorCode::NONE;
 }
 

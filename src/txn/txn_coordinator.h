@@ -93,9 +93,10 @@ class TxnCoordinator {
   asio::awaitable<ErrorCode> end_txn(const std::string& transactional_id, int64_t producer_id,
                                      int16_t producer_epoch, bool commit);
   // TxnOffsetCommit's producer check: NONE when `producer_id`/`producer_epoch` is the
-  // transactional id's current producer with the group's partition in its transaction.
+  // transactional id's current producer with the group's partition of __consumer_offsets
+  // (`offsets_partition`) in its transaction.
   ErrorCode check_txn_offset_commit(const std::string& transactional_id, int64_t producer_id,
-                                    int16_t producer_epoch) const;
+                                    int16_t producer_epoch, int32_t offsets_partition) const;
 
   // ListTransactions / DescribeTransactions.
   std::vector<const TxnMetadata*> list() const;

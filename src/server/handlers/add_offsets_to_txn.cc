@@ -23,7 +23,7 @@ asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext& ctx) {
   auto errors = co_await ctx.broker->txn->add_partitions(req->transactional_id, req->producer_id,
                                                          req->producer_epoch, parts);
   for (const auto& [tp, e] : errors) {
-    if (e != ErrorCode::NONE) resp.error_code = error_number(e);
+    if (e != ErrorCode::NONE) resp.error_code = error_number(fenced_for(e, ctx.api_version >= 2));
   }
   co_return respond(ctx, resp);
 }

@@ -63,6 +63,7 @@ asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx)
     auto errors = co_await coordinator.add_partitions(
         req->v3_and_below_transactional_id, req->v3_and_below_producer_id,
         req->v3_and_below_producer_epoch, partitions_of(req->v3_and_below_topics));
+    for (auto& [tp, e] : errors) e = fenced_for(e, ctx.api_version >= 2);
     resp.results_by_topic_v3_and_below = topic_results(errors);
     co_return respond(ctx, resp);
   }

@@ -13,7 +13,7 @@ asio::awaitable<HandlerResult> handle_end_txn(RequestContext& ctx) {
   ErrorCode e = co_await ctx.broker->txn->end_txn(req->transactional_id, req->producer_id,
                                                   req->producer_epoch, req->committed);
   protocol::EndTxnResponse resp;
-  resp.error_code = error_number(e);
+  resp.error_code = error_number(fenced_for(e, ctx.api_version >= 2));
   // v5+ (KIP-890 part 2) reports the producer's id and epoch; Mirra does not bump the epoch
   // at the end of a transaction, so they are the request's.
   resp.producer_id = req->producer_id;

@@ -42,6 +42,14 @@ asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& ctx);
 
+// KIP-588: PRODUCER_FENCED is new in InitProducerId v4 and in AddPartitionsToTxn,
+// AddOffsetsToTxn and EndTxn v2. Older clients do not know it and get INVALID_PRODUCER_EPOCH,
+// which they handle the same way, as Kafka answers them.
+inline ErrorCode fenced_for(ErrorCode e, bool client_knows_fenced) {
+  return e == ErrorCode::PRODUCER_FENCED && !client_knows_fenced ? ErrorCode::INVALID_PRODUCER_EPOCH
+                                                                  : e;
+}
+
 // The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with
 // UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.
 protocol::Bytes api_versions_unsupported_response(int32_t correlation_id);

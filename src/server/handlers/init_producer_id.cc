@@ -13,7 +13,7 @@ asio::awaitable<HandlerResult> handle_init_producer_id(RequestContext& ctx) {
   txn::InitResult r = co_await ctx.broker->txn->init_producer_id(
       req->transactional_id, req->transaction_timeout_ms, req->producer_id, req->producer_epoch);
   protocol::InitProducerIdResponse resp;
-  resp.error_code = error_number(r.error);
+  resp.error_code = error_number(fenced_for(r.error, ctx.api_version >= 4));
   resp.producer_id = r.producer_id;
   resp.producer_epoch = r.producer_epoch;
   co_return respond(ctx, resp);

@@ -12,7 +12,8 @@ asio::awaitable<HandlerResult> handle_txn_offset_commit(RequestContext& ctx) {
   auto req = decode_body<protocol::TxnOffsetCommitRequest>(ctx);
   if (!req.ok()) co_return req.status();
   const ErrorCode producer = ctx.broker->txn->check_txn_offset_commit(
-      req->transactional_id, req->producer_id, req->producer_epoch);
+      req->transactional_id, req->producer_id, req->producer_epoch,
+      ctx.broker->groups->partition_of(req->group_id));
   if (producer != ErrorCode::NONE) {
     protocol::TxnOffsetCommitResponse resp;
     for (const auto& t : req->topics) {
