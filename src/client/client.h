@@ -116,6 +116,17 @@ class Client {
   // Writes an ABORT marker for the producer into the partition (WriteTxnMarkers to its leader).
   asio::awaitable<Status> abort_transaction(AbortTransactionSpec spec);
 
+  // ---- mirrors (client_mirrors.cc) ----
+  // Mirra's mirror admin RPCs, sent to the controller. The Status is the broker's answer
+  // (INVALID_MIRROR_NAME, MIRROR_ALREADY_EXISTS, UNKNOWN_MIRROR, MIRROR_NOT_EMPTY, ...).
+  asio::awaitable<Status> create_mirror(
+      std::string name, std::vector<std::pair<std::string, std::string>> configs,
+      bool validate_only = false);
+  asio::awaitable<Status> delete_mirror(std::string name);
+  // Every mirror; with `topic_names`, only those holding one of these topics.
+  asio::awaitable<Result<std::vector<MirrorListing>>> list_mirrors(
+      bool include_topics, std::optional<std::vector<std::string>> topic_names = std::nullopt);
+
   // The connection to a broker by node id (from metadata), opened if needed.
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);
   // Any live connection: an open one, else a known broker, else the bootstrap servers in order.

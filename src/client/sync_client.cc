@@ -120,4 +120,18 @@ Status SyncClient::abort_transaction(AbortTransactionSpec spec) {
   return run(client_->abort_transaction(spec));
 }
 
+Status SyncClient::create_mirror(const std::string& name,
+                                 std::vector<std::pair<std::string, std::string>> configs,
+                                 bool validate_only) {
+  return run(client_->create_mirror(name, std::move(configs), validate_only));
+}
+
+Status SyncClient::delete_mirror(const std::string& name) {
+  return run(client_->delete_mirror(name));
+}
+
+Result<std::vector<MirrorListing>> SyncClient::list_mirrors(bool include_topics) {
+  return run(client_->list_mirrors(include_topics));
+}
+
 }  // namespace mirra::client

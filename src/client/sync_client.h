@@ -56,6 +56,12 @@ class SyncClient {
       std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
   Status abort_transaction(AbortTransactionSpec spec);
 
+  Status create_mirror(const std::string& name,
+                       std::vector<std::pair<std::string, std::string>> configs,
+                       bool validate_only = false);
+  Status delete_mirror(const std::string& name);
+  Result<std::vector<MirrorListing>> list_mirrors(bool include_topics);
+
   // Runs any coroutine to completion on the private io_context (e.g. one using async()).
   template <typename T>
   T run(asio::awaitable<T> op);

@@ -358,4 +358,20 @@ struct AbortTransactionSpec {
   int32_t coordinator_epoch = 0;
 };
 
+// ---- mirrors (MIRRORING.md §7) ------------------------------------------------------------------
+
+struct MirrorTopicListing {
+  std::string name;
+  Uuid id;
+  int8_t state = -1;  // MIRRORING.md §3's numbers; -1: none
+};
+
+struct MirrorListing {
+  std::string name;
+  std::string source_bootstrap_servers;
+  std::optional<std::string> source_cluster_id;  // known once the mirror reached its source
+  int32_t topic_count = 0;
+  std::vector<MirrorTopicListing> topics;  // with include_topics only
+};
+
 }  // namespace mirra::client

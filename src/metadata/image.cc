@@ -57,6 +57,8 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ConfigRecord>) return apply_config(r);
         if constexpr (std::is_same_v<T, RemoveTopicRecord>) return apply_remove(r);
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return apply_producer_ids(r);
+        if constexpr (std::is_same_v<T, MirrorRecord>) return apply_mirror(r);
+        if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return apply_remove_mirror(r);
       },
       record);
 }
@@ -149,6 +151,31 @@ Status MetadataImage::apply_producer_ids(const ProducerIdsRecord& r) {
   return Status::OK();
 }
 
+const MirrorInfo* MetadataImage::mirror(std::string_view name) const {
+  auto it = mirrors_.find(name);
+  return it == mirrors_.end() ? nullptr : &it->second;
+}
+
+Status MetadataImage::apply_mirror(const MirrorRecord& r) {
+  if (r.name.empty()) return refuse("mirror with an empty name");
+  MirrorInfo m{r.name, {}};
+  for (size_t i = 0; i < r.configs.size(); ++i) {
+    const std::string& key = r.configs[i].first;
+    if (key.empty()) return refuse(fmt::format("mirror {}: empty config key", r.name));
+    if (i > 0 && key <= r.configs[i - 1].first)
+      return refuse(fmt::format("mirror {}: config keys not sorted and unique at '{}'", r.name,
+                                key));
+    m.configs.emplace(key, r.configs[i].second);
+  }
+  mirrors_[r.name] = std::move(m);
+  return Status::OK();
+}
+
+Status MetadataImage::apply_remove_mirror(const RemoveMirrorRecord& r) {
+  if (mirrors_.erase(r.name) == 0) return refuse(fmt::format("remove of unknown mirror '{}'", r.name));
+  return Status::OK();
+}
+
 std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   std::vector<MetadataRecord> out;
   for (const auto& [name, t] : image.topics()) {
@@ -162,6 +189,9 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
     out.emplace_back(ConfigRecord{kBrokerResource, "", key, value});
   if (image.next_producer_id() > 0)
     out.emplace_back(ProducerIdsRecord{-1, image.next_producer_id()});
+  for (const auto& [name, m] : image.mirrors()) {
+    out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}});
+  }
   return out;
 }
 

@@ -36,6 +36,13 @@ struct TopicInfo {
   std::map<std::string, std::string> configs;  // topic-level overrides only (Kafka names)
 };
 
+// A mirror: a named link to a source cluster (MIRRORING.md §1). Its topics are the topics whose
+// `mirror.name` config names it.
+struct MirrorInfo {
+  std::string name;
+  std::map<std::string, std::string> configs;  // every config, secrets included
+};
+
 class MetadataImage {
  public:
   // Offset of the last record applied (-1: none); a snapshot taken now covers up to here.
@@ -47,6 +54,9 @@ class MetadataImage {
   const std::map<std::string, TopicInfo, std::less<>>& topics() const { return topics_; }
   // Dynamic broker configs (AlterConfigs on the broker resource); key -> value.
   const std::map<std::string, std::string>& broker_configs() const { return broker_configs_; }
+  // Sorted by name.
+  const std::map<std::string, MirrorInfo, std::less<>>& mirrors() const { return mirrors_; }
+  const MirrorInfo* mirror(std::string_view name) const;
   // The first producer id never handed out (ProducerIdsRecord); 0 on a new cluster.
   int64_t next_producer_id() const { return next_producer_id_; }
 
@@ -66,7 +76,10 @@ class MetadataImage {
   //   value removes the key (removing an absent key is fine);
   // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go;
   // - ProducerIdsRecord: next_producer_id only grows (a lower or equal one is refused) and
-  //   stays below 2^62, far from the ids mirroring rewrites to.
+  //   stays below 2^62, far from the ids mirroring rewrites to;
+  // - MirrorRecord: a non-empty name; configs with non-empty, unique, sorted keys; creates the
+  //   mirror or replaces all of its configs;
+  // - RemoveMirrorRecord: the mirror exists.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -81,17 +94,20 @@ class MetadataImage {
   Status apply_config(const ConfigRecord& r);
   Status apply_remove(const RemoveTopicRecord& r);
   Status apply_producer_ids(const ProducerIdsRecord& r);
+  Status apply_mirror(const MirrorRecord& r);
+  Status apply_remove_mirror(const RemoveMirrorRecord& r);
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
   std::unordered_map<Uuid, std::string> names_by_id_;
   std::map<std::string, std::string> broker_configs_;
   int64_t next_producer_id_ = 0;
+  std::map<std::string, MirrorInfo, std::less<>> mirrors_;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per
 // topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
-// broker configs.
+// broker configs, the producer ids and the mirrors.
 std::vector<MetadataRecord> image_records(const MetadataImage& image);
 Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
                                          int64_t last_offset);

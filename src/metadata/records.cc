@@ -21,6 +21,8 @@ std::string_view type_name(int16_t type) {
     case kConfigRecordType: return "ConfigRecord";
     case kRemoveTopicRecordType: return "RemoveTopicRecord";
     case kProducerIdsRecordType: return "ProducerIdsRecord";
+    case kMirrorRecordType: return "MirrorRecord";
+    case kRemoveMirrorRecordType: return "RemoveMirrorRecord";
     default: return "unknown";
   }
 }
@@ -34,6 +36,8 @@ int16_t type_of(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ConfigRecord>) return kConfigRecordType;
         if constexpr (std::is_same_v<T, RemoveTopicRecord>) return kRemoveTopicRecordType;
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return kProducerIdsRecordType;
+        if constexpr (std::is_same_v<T, MirrorRecord>) return kMirrorRecordType;
+        if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return kRemoveMirrorRecordType;
       },
       record);
 }
@@ -65,6 +69,17 @@ void write_fields(Writer& w, const ProducerIdsRecord& r) {
   w.write_int32(r.broker_id);
   w.write_int64(r.next_producer_id);
 }
+
+void write_fields(Writer& w, const MirrorRecord& r) {
+  w.write_string(kCompact, r.name);
+  w.write_array_length(kCompact, static_cast<int32_t>(r.configs.size()));
+  for (const auto& [key, value] : r.configs) {
+    w.write_string(kCompact, key);
+    w.write_string(kCompact, value);
+  }
+}
+
+void write_fields(Writer& w, const RemoveMirrorRecord& r) { w.write_string(kCompact, r.name); }
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -106,6 +121,26 @@ ProducerIdsRecord read_producer_ids(Reader& r) {
   return p;
 }
 
+MirrorRecord read_mirror(Reader& r) {
+  MirrorRecord m;
+  r.read_string(kCompact, m.name);
+  // Each entry takes at least two bytes (two compact string lengths).
+  int32_t n = r.read_array_length(kCompact, 2);
+  if (n < 0) r.fail("null mirror config list");
+  for (int32_t i = 0; i < n && !r.failed(); ++i) {
+    auto& [key, value] = m.configs.emplace_back();
+    r.read_string(kCompact, key);
+    r.read_string(kCompact, value);
+  }
+  return m;
+}
+
+RemoveMirrorRecord read_remove_mirror(Reader& r) {
+  RemoveMirrorRecord m;
+  r.read_string(kCompact, m.name);
+  return m;
+}
+
 Status corrupt(std::string message) {
   return Status(ErrorCode::CORRUPT_MESSAGE, "metadata record: " + std::move(message));
 }
@@ -137,7 +172,9 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
     case kPartitionRecordType: record = read_partition(r); break;
     case kConfigRecordType: record = read_config(r); break;
     case kRemoveTopicRecordType: record = read_remove_topic(r); break;
-    default: record = read_producer_ids(r); break;
+    case kProducerIdsRecordType: record = read_producer_ids(r); break;
+    case kMirrorRecordType: record = read_mirror(r); break;
+    default: record = read_remove_mirror(r); break;
   }
   if (r.failed()) return r.status("metadata record: " + std::string(type_name(type)));
   if (r.remaining() != 0)

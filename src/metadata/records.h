@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -63,8 +64,25 @@ struct ProducerIdsRecord {
   bool operator==(const ProducerIdsRecord&) const = default;
 };
 
+// A mirror (MIRRORING.md §1) exists with exactly these configs: the first record of a name
+// creates it, a later one replaces all of its configs. Secrets are among them, in the clear:
+// the metadata log is the destination's own storage, and no API returns them.
+struct MirrorRecord {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> configs;  // sorted by key, unique keys
+
+  bool operator==(const MirrorRecord&) const = default;
+};
+
+// A mirror is gone (its topics stay as ordinary topics).
+struct RemoveMirrorRecord {
+  std::string name;
+
+  bool operator==(const RemoveMirrorRecord&) const = default;
+};
+
 using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
-                                    ProducerIdsRecord>;
+                                    ProducerIdsRecord, MirrorRecord, RemoveMirrorRecord>;
 
 // Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
 inline constexpr int16_t kTopicRecordType = 2;
@@ -72,6 +90,9 @@ inline constexpr int16_t kPartitionRecordType = 3;
 inline constexpr int16_t kConfigRecordType = 4;
 inline constexpr int16_t kRemoveTopicRecordType = 9;
 inline constexpr int16_t kProducerIdsRecordType = 15;
+// Mirra's own records, far above Kafka's metadata record keys.
+inline constexpr int16_t kMirrorRecordType = 1000;
+inline constexpr int16_t kRemoveMirrorRecordType = 1001;
 // Producer ids stay below this (ProducerIdsRecord): far from INT64_MAX and from the negative
 // ids mirroring rewrites source producers to.
 inline constexpr int64_t kMaxNextProducerId = int64_t{1} << 62;

@@ -70,6 +70,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.metadata = metadata_.get();
   state_.partitions = partitions_.get();
   state_.topic_admin = topic_admin_.get();
+  mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);
+  state_.mirrors = mirrors_.get();
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
 

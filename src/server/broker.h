@@ -18,6 +18,7 @@
 #include "cluster/partition_manager.h"
 #include "cluster/shard_pool.h"
 #include "cluster/topic_admin.h"
+#include "mirror/mirror_admin.h"
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "server/config.h"
@@ -60,6 +61,7 @@ class Broker {
   std::unique_ptr<txn::ProducerIdManager> producer_ids_;
   std::unique_ptr<cluster::InternalTopic> txn_topic_;
   std::unique_ptr<txn::TxnCoordinator> txn_;
+  std::unique_ptr<mirror::MirrorAdmin> mirrors_;
   std::unique_ptr<Server> server_;
 };
 

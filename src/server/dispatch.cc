@@ -54,6 +54,10 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeTransactionsRequest::kApiKey] = &handle_describe_transactions;
   table[protocol::ListTransactionsRequest::kApiKey] = &handle_list_transactions;
   table[protocol::DescribeProducersRequest::kApiKey] = &handle_describe_producers;
+  // Mirroring (src/mirror).
+  table[protocol::CreateMirrorRequest::kApiKey] = &handle_create_mirror;
+  table[protocol::DeleteMirrorRequest::kApiKey] = &handle_delete_mirror;
+  table[protocol::ListMirrorsRequest::kApiKey] = &handle_list_mirrors;
   return table;
 }
 

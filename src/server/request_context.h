@@ -34,6 +34,10 @@ namespace mirra::txn {
 class TxnCoordinator;
 }  // namespace mirra::txn
 
+namespace mirra::mirror {
+class MirrorAdmin;
+}  // namespace mirra::mirror
+
 namespace mirra::server {
 
 class FetchSessionCache;
@@ -65,6 +69,7 @@ struct BrokerState {
   FetchSessionCache* fetch_sessions = nullptr;
   groups::GroupCoordinator* groups = nullptr;
   txn::TxnCoordinator* txn = nullptr;
+  mirror::MirrorAdmin* mirrors = nullptr;
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;

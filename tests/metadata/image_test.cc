@@ -150,6 +150,40 @@ TEST(MetadataImage, ProducerIdsOnlyGrow) {
   EXPECT_EQ(loaded->next_producer_id(), 2000);
 }
 
+TEST(MetadataImage, MirrorsAreCreatedReplacedAndRemoved) {
+  MetadataImage image;
+  ASSERT_TRUE(apply_all(image, {MirrorRecord{"dr", {{"bootstrap.servers", "a:1"},
+                                                    {"sasl.password", "x"}}}}).ok());
+  ASSERT_NE(image.mirror("dr"), nullptr);
+  EXPECT_EQ(image.mirror("dr")->configs.at("sasl.password"), "x");
+  // A second record replaces every config: the password is gone.
+  ASSERT_TRUE(apply_all(image, {MirrorRecord{"dr", {{"bootstrap.servers", "b:2"}}}}).ok());
+  EXPECT_EQ(image.mirror("dr")->configs,
+            (std::map<std::string, std::string>{{"bootstrap.servers", "b:2"}}));
+  // A snapshot keeps it.
+  auto loaded = image_from_records(image_records(image), 3);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->mirror("dr")->configs, image.mirror("dr")->configs);
+  ASSERT_TRUE(apply_all(image, {RemoveMirrorRecord{"dr"}}).ok());
+  EXPECT_EQ(image.mirror("dr"), nullptr);
+  EXPECT_TRUE(image.mirrors().empty());
+}
+
+TEST(MetadataImage, MalformedMirrorRecordsRefused) {
+  MetadataImage image;
+  const std::vector<MetadataRecord> bad = {
+      MirrorRecord{"", {}},
+      MirrorRecord{"m", {{"", "v"}}},
+      MirrorRecord{"m", {{"b", "1"}, {"a", "2"}}},  // not sorted
+      MirrorRecord{"m", {{"a", "1"}, {"a", "2"}}},  // a key twice
+      RemoveMirrorRecord{"unknown"},
+  };
+  for (const MetadataRecord& r : bad) {
+    EXPECT_EQ(apply_all(image, {r}).code(), ErrorCode::CORRUPT_MESSAGE);
+    EXPECT_TRUE(image.mirrors().empty());
+  }
+}
+
 TEST(MetadataImage, ImageRecordsRebuildTheImage) {
   MetadataImage image;
   ASSERT_TRUE(apply_all(image, create_topic("b-topic", 1, 3)).ok());

@@ -23,6 +23,9 @@ std::vector<MetadataRecord> samples() {
       RemoveTopicRecord{tid(9)},
       ProducerIdsRecord{1, 1000},
       ProducerIdsRecord{-1, kMaxNextProducerId},
+      MirrorRecord{"dr", {{"bootstrap.servers", "a:9092,b:9092"}, {"sasl.password", "s3cret"}}},
+      MirrorRecord{"empty", {}},
+      RemoveMirrorRecord{"dr"},
   };
 }
 

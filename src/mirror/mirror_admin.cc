@@ -1,0 +1,67 @@
+#include "mirror/mirror_admin.h"
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+
+namespace mirra::mirror {
+namespace {
+
+constexpr const char* kMirraLogComponent = "mirror";
+
+using Records = std::vector<metadata::MetadataRecord>;
+
+}  // namespace
+
+std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataImage& image,
+                                                      std::string_view name) {
+  std::vector<const metadata::TopicInfo*> out;
+  for (const auto& [topic, info] : image.topics()) {
+    auto it = info.configs.find(kMirrorNameConfig);
+    if (it != info.configs.end() && it->second == name) out.push_back(&info);
+  }
+  return out;
+}
+
+asio::awaitable<Status> MirrorAdmin::create(
+    const std::string& name,
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,
+    bool validate_only) {
+  if (Status s = validate_mirror_name(name); !s.ok()) co_return s;
+  auto valid = validate_mirror_configs(configs);
+  if (!valid.ok()) co_return valid.status();
+  auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
+    if (image.mirror(name) != nullptr) {
+      return Status(ErrorCode::MIRROR_ALREADY_EXISTS,
+                    fmt::format("mirror '{}' already exists", name));
+    }
+    if (validate_only) return Records{};
+    return Records{metadata::MirrorRecord{name, {valid->begin(), valid->end()}}};
+  };
+  Status s = co_await store_.change(build);
+  if (s.ok() && !validate_only) {
+    MIRRA_LOG_INFO("created mirror {} ({})", name, describe_for_log(valid.value()));
+  }
+  co_return s;
+}
+
+asio::awaitable<Status> MirrorAdmin::remove(const std::string& name) {
+  auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
+    if (image.mirror(name) == nullptr) {
+      return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
+    }
+    const auto topics = mirror_topics(image, name);
+    if (!topics.empty()) {
+      return Status(ErrorCode::MIRROR_NOT_EMPTY,
+                    fmt::format("mirror '{}' still has {} topic(s) (first: {}); remove them "
+                                "from the mirror first", name, topics.size(),
+                                topics.front()->name));
+    }
+    return Records{metadata::RemoveMirrorRecord{name}};
+  };
+  Status s = co_await store_.change(build);
+  if (s.ok()) MIRRA_LOG_INFO("deleted mirror {}", name);
+  co_return s;
+}
+
+}  // namespace mirra::mirror

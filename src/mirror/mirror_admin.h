@@ -1,0 +1,44 @@
+// MirrorAdmin: creating and deleting mirrors (CreateMirror, DeleteMirror) through the metadata
+// store, and the read side the list/describe handlers share. A mirror is a MirrorRecord in the
+// metadata log; its topics are the topics whose `mirror.name` config names it.
+//
+// Threading: the core thread, like the MetadataStore it writes through.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/asio.h"
+#include "base/status.h"
+#include "cluster/metadata_store.h"
+#include "mirror/mirror_config.h"
+
+namespace mirra::mirror {
+
+// The topic config that makes a topic a mirror topic (MIRRORING.md §11).
+inline constexpr const char* kMirrorNameConfig = "mirror.name";
+
+// The topics of mirror `name`, by name.
+std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataImage& image,
+                                                      std::string_view name);
+
+class MirrorAdmin {
+ public:
+  explicit MirrorAdmin(cluster::MetadataStore& store) : store_(store) {}
+
+  // INVALID_MIRROR_NAME, INVALID_CONFIG (mirror_config.h), MIRROR_ALREADY_EXISTS; with
+  // `validate_only` nothing is written.
+  asio::awaitable<Status> create(
+      const std::string& name,
+      const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,
+      bool validate_only);
+  // UNKNOWN_MIRROR; MIRROR_NOT_EMPTY while the mirror has topics. (Until failover exists no
+  // topic of a mirror is ever STOPPED, so any topic keeps the mirror.)
+  asio::awaitable<Status> remove(const std::string& name);
+
+ private:
+  cluster::MetadataStore& store_;
+};
+
+}  // namespace mirra::mirror

@@ -1,0 +1,183 @@
+#include "mirror/mirror_config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <regex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "client/types.h"
+
+namespace mirra::mirror {
+namespace {
+
+using Check = std::function<Status(const std::string& key, const std::string& value)>;
+
+struct KeySpec {
+  const char* name;
+  const char* default_value;  // "" when there is none
+  Check check;
+};
+
+Status invalid(const std::string& key, const std::string& value, std::string_view why) {
+  return Status(ErrorCode::INVALID_CONFIG,
+                fmt::format("invalid value '{}' for mirror config {}: {}", value, key, why));
+}
+
+Status any_value(const std::string&, const std::string&) { return Status::OK(); }
+
+Check one_of(std::vector<std::string> allowed) {
+  return [allowed](const std::string& key, const std::string& value) {
+    std::string upper = value;
+    std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+    if (std::find(allowed.begin(), allowed.end(), upper) != allowed.end()) return Status::OK();
+    return invalid(key, value, fmt::format("expected one of {}", fmt::join(allowed, ", ")));
+  };
+}
+
+Check at_least(int64_t min) {
+  return [min](const std::string& key, const std::string& value) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || value.empty()) {
+      return invalid(key, value, "not an integer");
+    }
+    if (v < min) return invalid(key, value, fmt::format("must be at least {}", min));
+    return Status::OK();
+  };
+}
+
+// A comma-separated list of regular expressions (Java's syntax, of which std::regex's
+// ECMAScript grammar accepts what these filters use).
+Status regex_list(const std::string& key, const std::string& value) {
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    const std::string item = value.substr(start, comma - start);
+    try {
+      std::regex re(item);
+    } catch (const std::regex_error& e) {
+      return invalid(key, value, fmt::format("'{}' is not a regular expression ({})", item,
+                                             e.what()));
+    }
+    start = comma + 1;
+  }
+  return Status::OK();
+}
+
+Status bootstrap_list(const std::string& key, const std::string& value) {
+  auto parsed = client::parse_bootstrap_servers(value);
+  if (!parsed.ok()) return invalid(key, value, parsed.status().message());
+  return Status::OK();
+}
+
+const std::vector<KeySpec>& key_specs() {
+  static const std::vector<KeySpec> specs = {
+      {"bootstrap.servers", "", bootstrap_list},
+      {"security.protocol", "PLAINTEXT", one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
+      {"sasl.mechanism", "PLAIN", one_of({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})},
+      {"sasl.jaas.config", "", any_value},
+      {"sasl.username", "", any_value},
+      {"sasl.password", "", any_value},
+      {"ssl.truststore.location", "", any_value},
+      {"ssl.truststore.certificates", "", any_value},
+      {"ssl.truststore.password", "", any_value},
+      {"ssl.truststore.type", "PEM", one_of({"PEM", "JKS", "PKCS12"})},
+      {"ssl.keystore.location", "", any_value},
+      {"ssl.keystore.certificate.chain", "", any_value},
+      {"ssl.keystore.key", "", any_value},
+      {"ssl.keystore.password", "", any_value},
+      {"ssl.keystore.type", "PEM", one_of({"PEM", "JKS", "PKCS12"})},
+      {"ssl.key.password", "", any_value},
+      {"ssl.endpoint.identification.algorithm", "https", one_of({"HTTPS", ""})},
+      {"mirror.fetch.max.wait.ms", "500", at_least(0)},
+      {"mirror.fetch.min.bytes", "1", at_least(0)},
+      {"mirror.fetch.max.bytes", "1048576", at_least(1)},
+      {"mirror.fetch.response.max.bytes", "10485760", at_least(1)},
+      {"mirror.topics.include", ".*", regex_list},
+      {"mirror.topics.exclude", "__.*", regex_list},
+      {"mirror.groups.include", ".*", regex_list},
+      {"mirror.groups.exclude", "", regex_list},
+      {"mirror.acl.include", "", regex_list},
+      {"mirror.topic.properties.exclude", "", regex_list},
+  };
+  return specs;
+}
+
+const KeySpec* spec_of(std::string_view key) {
+  for (const KeySpec& s : key_specs()) {
+    if (key == s.name) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status validate_mirror_name(std::string_view name) {
+  auto bad = [&](std::string_view why) {
+    return Status(ErrorCode::INVALID_MIRROR_NAME,
+                  fmt::format("mirror name '{}' is not valid: {}", name, why));
+  };
+  if (name.empty()) return bad("it is empty");
+  if (name.size() > 249) return bad("it is longer than 249 characters");
+  if (name == "." || name == "..") return bad("'.' and '..' are not allowed");
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return bad("only ASCII letters, digits, '.', '_' and '-' are allowed");
+    }
+  }
+  return Status::OK();
+}
+
+bool is_secret(std::string_view key) {
+  return key == "sasl.jaas.config" || key == "sasl.password" || key == "ssl.key.password" ||
+         key == "ssl.keystore.password" || key == "ssl.keystore.key" ||
+         key == "ssl.truststore.password";
+}
+
+Result<MirrorConfigs> validate_mirror_configs(
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& given) {
+  MirrorConfigs out;
+  for (const auto& [key, value] : given) {
+    const KeySpec* spec = spec_of(key);
+    if (spec == nullptr) {
+      return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown mirror config '{}'", key));
+    }
+    if (!value) {
+      return Status(ErrorCode::INVALID_CONFIG, fmt::format("mirror config {} has no value", key));
+    }
+    if (out.count(key)) {
+      return Status(ErrorCode::INVALID_CONFIG, fmt::format("mirror config {} given twice", key));
+    }
+    // A secret's value never reaches a message, even an error's.
+    Status s = spec->check(key, is_secret(key) ? std::string() : *value);
+    if (!s.ok()) return s;
+    out.emplace(key, *value);
+  }
+  if (!out.count("bootstrap.servers")) {
+    return Status(ErrorCode::INVALID_CONFIG, "mirror config bootstrap.servers is required");
+  }
+  return out;
+}
+
+const MirrorConfigs& mirror_config_defaults() {
+  static const MirrorConfigs defaults = [] {
+    MirrorConfigs d;
+    for (const KeySpec& s : key_specs()) d.emplace(s.name, s.default_value);
+    return d;
+  }();
+  return defaults;
+}
+
+std::string describe_for_log(const MirrorConfigs& configs) {
+  std::vector<std::string> items;
+  for (const auto& [key, value] : configs) {
+    items.push_back(fmt::format("{}={}", key, is_secret(key) ? "(redacted)" : value));
+  }
+  return fmt::format("{}", fmt::join(items, ", "));
+}
+
+}  // namespace mirra::mirror

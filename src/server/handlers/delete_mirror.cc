@@ -1,0 +1,19 @@
+// DeleteMirror (key 104, MIRRORING.md §7): forgets a mirror that has no topics left.
+#include "protocol/messages/delete_mirror.h"
+
+#include "mirror/mirror_admin.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+
+asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
+  auto req = decode_body<protocol::DeleteMirrorRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  Status s = co_await ctx.broker->mirrors->remove(req->mirror_name);
+  protocol::DeleteMirrorResponse resp;
+  resp.error_code = error_number(s.code());
+  if (!s.ok()) resp.error_message = s.message();
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,98 @@
+"""`mirra mirror --create/--list/--delete` against a real `mirra server`: the mirror admin RPCs
+are advertised, mirrors persist across a restart, bad names and configs get one clear line, and
+a secret given at creation never comes back and never reaches the broker's log."""
+import struct
+
+import pytest
+
+from conftest import TIMEOUT, Broker, assert_one_line_error, mirra
+from mirra_testlib import request, round_trip
+
+SECRET = "pa55-w0rd-never-shown"
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Broker(tmp_path, timeout=TIMEOUT).start()
+    yield s
+    assert s.stop() == 0, s.log()
+
+
+def mirror(server, *args):
+    return mirra("mirror", "--bootstrap-server", server.bootstrap, *args)
+
+
+def ok(r):
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def listed(server):
+    lines = [line.split() for line in ok(mirror(server, "--list")).splitlines() if line.strip()]
+    assert lines[0] == ["MIRROR", "SOURCE-BOOTSTRAP-SERVERS", "SOURCE-CLUSTER-ID", "TOPICS"]
+    return {row[0]: row[1:] for row in lines[1:]}
+
+
+def config_file(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def advertised_keys(port):
+    """API keys of an ApiVersions v0 answer."""
+    resp = round_trip(port, request(18, 0, 1))
+    _, err, n = struct.unpack_from(">ihi", resp)
+    assert err == 0
+    return {struct.unpack_from(">h", resp, 10 + 6 * i)[0] for i in range(n)}
+
+
+def test_create_list_delete_and_restart(server, tmp_path):
+    assert {94, 98, 104} <= advertised_keys(server.port)
+    cfg = config_file(tmp_path, "dr.properties",
+                      "# the source\nbootstrap.servers=src1:9092,src2:9092\n"
+                      "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      f"sasl.username=mirror\nsasl.password={SECRET}\n")
+    out = ok(mirror(server, "--create", "--mirror", "dr", "--mirror-config", cfg))
+    assert 'Created mirror "dr"' in out
+    ok(mirror(server, "--create", "--mirror", "second", "--mirror-config",
+              config_file(tmp_path, "b.properties", "bootstrap.servers=other:1\n")))
+    assert listed(server) == {"dr": ["src1:9092,src2:9092", "-", "0"],
+                              "second": ["other:1", "-", "0"]}
+    assert_one_line_error(mirror(server, "--create", "--mirror", "dr", "--mirror-config", cfg),
+                          "mirror 'dr' already exists")
+
+    server.restart()
+    assert set(listed(server)) == {"dr", "second"}
+    out = ok(mirror(server, "--delete", "--mirror", "second"))
+    assert 'Deleted mirror "second"' in out
+    assert set(listed(server)) == {"dr"}
+    assert_one_line_error(mirror(server, "--delete", "--mirror", "second"),
+                          "mirror 'second' does not exist")
+    server.restart()
+    assert set(listed(server)) == {"dr"}
+    assert SECRET not in server.log()
+    assert "sasl.password=(redacted)" in server.log()
+
+
+def test_bad_names_and_configs(server, tmp_path):
+    good = config_file(tmp_path, "good.properties", "bootstrap.servers=h:1\n")
+    assert_one_line_error(mirror(server, "--create", "--mirror", "bad name", "--mirror-config",
+                                 good), "mirror name 'bad name' is not valid")
+    cases = [
+        ("security.protocol=TLS\nbootstrap.servers=h:1\n", "security.protocol"),
+        ("bootstrap.servers=h:1\nno.such=1\n", "unknown mirror config 'no.such'"),
+        ("security.protocol=SSL\n", "bootstrap.servers is required"),
+        ("bootstrap.servers=h:1\nmirror.fetch.max.bytes=0\n", "mirror.fetch.max.bytes"),
+    ]
+    for i, (text, says) in enumerate(cases):
+        cfg = config_file(tmp_path, f"bad{i}.properties", text)
+        assert_one_line_error(mirror(server, "--create", "--mirror", "m", "--mirror-config", cfg),
+                              says)
+    assert listed(server) == {}
+    assert_one_line_error(mirror(server, "--create", "--mirror", "m", "--mirror-config",
+                                 str(tmp_path / "missing.properties")), "cannot read")
+    assert_one_line_error(mirror(server, "--create", "--mirror", "m"), "--mirror-config")
+    assert_one_line_error(mirror(server, "--list", "--create"), "exactly one of")
+    assert_one_line_error(mirror(server, "--delete"), "--mirror is required")
+    assert_one_line_error(mirra("mirror", "--list"), "--bootstrap-server")
