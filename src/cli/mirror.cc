@@ -1,11 +1,14 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
-// kafka-mirror.sh (MIRRORING.md §7). Built so far: --create, --delete, --list.
+// kafka-mirror.sh (MIRRORING.md §7). Built so far: --create, --delete, --list, --add,
+// --describe.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/properties.h"
 #include "cli/commands.h"
@@ -21,9 +24,11 @@ struct MirrorArgs {
   std::string bootstrap;
   std::string command_config;
   std::vector<std::string> command_properties;
-  bool create = false, remove = false, list = false;
+  bool create = false, remove = false, list = false, add = false, describe = false;
+  bool json = false;
   std::string mirror;
   std::string mirror_config;
+  std::vector<std::string> topics;  // --topic: names or regular expressions
 };
 
 Result<std::string> read_file(const std::string& path, std::string_view option) {
@@ -65,13 +70,20 @@ Result<std::vector<std::string>> client_properties(const MirrorArgs& a) {
 }
 
 Status check_args(const MirrorArgs& a) {
-  const int actions = int(a.create) + int(a.remove) + int(a.list);
+  const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) + int(a.describe);
   if (actions != 1) {
     return Status(ErrorCode::INVALID_REQUEST,
-                  "exactly one of --create, --delete and --list is needed");
+                  "exactly one of --create, --delete, --add, --list and --describe is needed");
   }
-  if ((a.create || a.remove) && a.mirror.empty()) {
-    return Status(ErrorCode::INVALID_REQUEST, "--mirror is required with --create and --delete");
+  if ((a.create || a.remove || a.add) && a.mirror.empty()) {
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "--mirror is required with --create, --delete and --add");
+  }
+  if (a.add != !a.topics.empty()) {
+    return Status(ErrorCode::INVALID_REQUEST, "--topic goes with --add, which needs it");
+  }
+  if (a.json && !a.describe) {
+    return Status(ErrorCode::INVALID_REQUEST, "--json goes with --describe only");
   }
   if (a.create && a.mirror_config.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
@@ -111,6 +123,103 @@ int list(client::SyncClient& c) {
   return 0;
 }
 
+// --topic values: a plain topic name is a name, anything else a regular expression.
+bool is_plain_name(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
+
+int add(client::SyncClient& c, const MirrorArgs& a) {
+  std::vector<std::string> names, patterns;
+  for (const std::string& t : a.topics) (is_plain_name(t) ? names : patterns).push_back(t);
+  auto r = c.add_topics_to_mirror(a.mirror, names, patterns);
+  if (!r.ok()) return fail(kCommand, r.status().message());
+  std::string first_error;
+  for (const client::MirrorTopicResult& t : r.value()) {
+    if (t.status.ok()) {
+      fmt::print("Topic \"{}\" (id {}) is mirrored by \"{}\".\n", t.name, t.id.to_string(),
+                 a.mirror);
+    } else if (first_error.empty()) {
+      first_error = t.status.message();
+    }
+  }
+  if (!first_error.empty()) return fail(kCommand, first_error);
+  if (r->empty()) return fail(kCommand, "no source topic matches --topic");
+  return 0;
+}
+
+std::string state_name(int8_t state) {
+  static const char* const names[] = {"PREPARING", "MIRRORING", "PAUSED",
+                                      "STOPPING",  "STOPPED",   "FAILED"};
+  return state >= 0 && state < 6 ? names[state] : "-";
+}
+
+std::string or_dash(int64_t v) { return v < 0 ? "-" : std::to_string(v); }
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+void print_describe_json(const std::vector<client::MirrorDescription>& mirrors) {
+  std::vector<std::string> rows;
+  for (const auto& m : mirrors) {
+    for (const auto& t : m.topics) {
+      for (const auto& p : t.partitions) {
+        rows.push_back(fmt::format(
+            "{{\"mirror\":{},\"topic\":{},\"topicId\":{},\"partition\":{},\"state\":{},"
+            "\"sourceLogStartOffset\":{},\"sourceHighWatermark\":{},"
+            "\"destinationLogEndOffset\":{},\"lag\":{},\"lastMirroredOffset\":{},"
+            "\"retries\":{},\"lastError\":{}}}",
+            json_string(m.name), json_string(t.name), json_string(t.id.to_string()), p.partition,
+            json_string(state_name(p.state)), p.source_log_start, p.source_high_watermark,
+            p.destination_log_end, p.lag, p.last_mirrored_offset, p.retries,
+            p.last_error.ok() ? "null" : json_string(p.last_error.message())));
+      }
+    }
+  }
+  fmt::print("[{}]\n", fmt::join(rows, ",\n "));
+}
+
+int describe(client::SyncClient& c, const MirrorArgs& a) {
+  std::optional<std::vector<std::string>> names;
+  if (!a.mirror.empty()) names = std::vector<std::string>{a.mirror};
+  auto r = c.describe_mirrors(names);
+  if (!r.ok()) return fail(kCommand, r.status().message());
+  for (const auto& m : r.value()) {
+    if (!m.status.ok()) return fail(kCommand, m.status.message());
+  }
+  if (a.json) {
+    print_describe_json(r.value());
+    return 0;
+  }
+  Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LMO",
+               "RETRIES", "LAST-ERROR"});
+  for (const auto& m : r.value()) {
+    for (const auto& t : m.topics) {
+      for (const auto& p : t.partitions) {
+        table.add({m.name, t.name, std::to_string(p.partition), state_name(p.state),
+                   or_dash(p.source_high_watermark), or_dash(p.destination_log_end), or_dash(p.lag),
+                   or_dash(p.last_mirrored_offset), std::to_string(p.retries),
+                   p.last_error.ok() ? "-" : p.last_error.message()});
+      }
+    }
+  }
+  fmt::print("{}", table.render());
+  return 0;
+}
+
 int run_mirror(const MirrorArgs& a) {
   if (Status s = check_args(a); !s.ok()) return fail(kCommand, s.message());
   auto props = client_properties(a);
@@ -120,6 +229,8 @@ int run_mirror(const MirrorArgs& a) {
   client::SyncClient& c = *client.value();
   if (a.create) return create(c, a);
   if (a.remove) return remove(c, a);
+  if (a.add) return add(c, a);
+  if (a.describe) return describe(c, a);
   return list(c);
 }
 
@@ -135,6 +246,13 @@ void add_mirror_command(CLI::App& app, CommandResult& result) {
   sub->add_flag("--create", a->create, "Create a mirror (--mirror, --mirror-config)");
   sub->add_flag("--delete", a->remove, "Delete a mirror that has no topics");
   sub->add_flag("--list", a->list, "List the mirrors");
+  sub->add_flag("--add", a->add, "Start mirroring source topics (--mirror, --topic)");
+  sub->add_flag("--describe", a->describe,
+                "Per partition: state, source high watermark, destination log end, lag, LMO, "
+                "retries, last error ([--mirror M] [--json])");
+  sub->add_flag("--json", a->json, "With --describe: JSON");
+  sub->add_option("--topic", a->topics,
+                  "With --add: a topic name or a regular expression (repeatable)");
   sub->add_option("--mirror", a->mirror, "The mirror's name");
   sub->add_option("--mirror-config", a->mirror_config,
                   "Properties file of the mirror's configs (bootstrap.servers, security, "

@@ -123,6 +123,12 @@ class Client {
       std::string name, std::vector<std::pair<std::string, std::string>> configs,
       bool validate_only = false);
   asio::awaitable<Status> delete_mirror(std::string name);
+  // Starts mirroring source topics by name and by regular expression; per-topic outcomes.
+  asio::awaitable<Result<std::vector<MirrorTopicResult>>> add_topics_to_mirror(
+      std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
+  // These mirrors (nullopt: every one), per partition.
+  asio::awaitable<Result<std::vector<MirrorDescription>>> describe_mirrors(
+      std::optional<std::vector<std::string>> names);
   // Every mirror; with `topic_names`, only those holding one of these topics.
   asio::awaitable<Result<std::vector<MirrorListing>>> list_mirrors(
       bool include_topics, std::optional<std::vector<std::string>> topic_names = std::nullopt);

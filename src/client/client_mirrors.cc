@@ -39,6 +39,55 @@ asio::awaitable<Status> Client::delete_mirror(std::string name) {
   co_return status_from(reply->body.error_code, reply->body.error_message, "delete mirror " + name);
 }
 
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  protocol::AddTopicsToMirrorRequest req;
+  req.mirror_name = mirror;
+  req.topic_names = std::move(names);
+  req.topic_patterns = std::move(patterns);
+  auto reply = co_await send_admin(req, true, not_controller<protocol::AddTopicsToMirrorResponse>);
+  if (!reply.ok()) co_return reply.status();
+  const auto& r = reply->body;
+  if (Status s = status_from(r.error_code, r.error_message, "mirror " + mirror); !s.ok()) {
+    co_return s;
+  }
+  std::vector<MirrorTopicResult> out;
+  for (const auto& t : r.topics) {
+    out.push_back({t.name, t.topic_id, status_from(t.error_code, t.error_message, "topic " + t.name)});
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors(
+    std::optional<std::vector<std::string>> names) {
+  protocol::DescribeMirrorsRequest req;
+  req.mirror_names = std::move(names);
+  auto reply = co_await send_admin(req, true, not_controller<protocol::DescribeMirrorsResponse>);
+  if (!reply.ok()) co_return reply.status();
+  const auto& r = reply->body;
+  if (Status s = status_from(r.error_code, std::nullopt, "describe mirrors"); !s.ok()) co_return s;
+  std::vector<MirrorDescription> out;
+  for (const auto& m : r.mirrors) {
+    MirrorDescription& d = out.emplace_back();
+    d.name = m.name;
+    d.status = status_from(m.error_code, m.error_message, "mirror " + m.name);
+    d.source_bootstrap_servers = m.source_bootstrap_servers;
+    d.source_cluster_id = m.source_cluster_id;
+    for (const auto& t : m.topics) {
+      MirrorTopicDescription& td = d.topics.emplace_back();
+      td.name = t.name;
+      td.id = t.topic_id;
+      for (const auto& p : t.partitions) {
+        td.partitions.push_back({p.partition_index, p.state, p.source_log_start_offset,
+                                 p.source_high_watermark, p.destination_log_end_offset, p.lag,
+                                 p.last_mirrored_offset, p.retry_count,
+                                 status_from(p.last_error_code, p.last_error, "partition " + std::to_string(p.partition_index))});
+      }
+    }
+  }
+  co_return out;
+}
+
 asio::awaitable<Result<std::vector<MirrorListing>>> Client::list_mirrors(
     bool include_topics, std::optional<std::vector<std::string>> topic_names) {
   protocol::ListMirrorsRequest req;

@@ -134,4 +134,14 @@ Result<std::vector<MirrorListing>> SyncClient::list_mirrors(bool include_topics)
   return run(client_->list_mirrors(include_topics));
 }
 
+Result<std::vector<MirrorTopicResult>> SyncClient::add_topics_to_mirror(
+    const std::string& mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return run(client_->add_topics_to_mirror(mirror, std::move(names), std::move(patterns)));
+}
+
+Result<std::vector<MirrorDescription>> SyncClient::describe_mirrors(
+    std::optional<std::vector<std::string>> names) {
+  return run(client_->describe_mirrors(std::move(names)));
+}
+
 }  // namespace mirra::client

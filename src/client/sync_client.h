@@ -61,6 +61,11 @@ class SyncClient {
                        bool validate_only = false);
   Status delete_mirror(const std::string& name);
   Result<std::vector<MirrorListing>> list_mirrors(bool include_topics);
+  Result<std::vector<MirrorTopicResult>> add_topics_to_mirror(const std::string& mirror,
+                                                              std::vector<std::string> names,
+                                                              std::vector<std::string> patterns);
+  Result<std::vector<MirrorDescription>> describe_mirrors(
+      std::optional<std::vector<std::string>> names);
 
   // Runs any coroutine to completion on the private io_context (e.g. one using async()).
   template <typename T>

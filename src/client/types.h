@@ -374,4 +374,37 @@ struct MirrorListing {
   std::vector<MirrorTopicListing> topics;  // with include_topics only
 };
 
+struct MirrorTopicResult {
+  std::string name;
+  Uuid id;
+  Status status;
+};
+
+// One partition as DescribeMirrors shows it; -1 where unknown.
+struct MirrorPartitionDescription {
+  int32_t partition = 0;
+  int8_t state = -1;
+  int64_t source_log_start = -1;
+  int64_t source_high_watermark = -1;
+  int64_t destination_log_end = -1;
+  int64_t lag = -1;
+  int64_t last_mirrored_offset = -1;
+  int32_t retries = 0;
+  Status last_error;
+};
+
+struct MirrorTopicDescription {
+  std::string name;
+  Uuid id;
+  std::vector<MirrorPartitionDescription> partitions;
+};
+
+struct MirrorDescription {
+  std::string name;
+  Status status;
+  std::string source_bootstrap_servers;
+  std::optional<std::string> source_cluster_id;
+  std::vector<MirrorTopicDescription> topics;
+};
+
 }  // namespace mirra::client

@@ -143,6 +143,10 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
     for (const auto& [key, value] : topic.configs) {
       out.push_back(metadata::ConfigRecord{2, topic.name, key, value});
     }
+    if (topic.mirror_name) {
+      out.push_back(metadata::ConfigRecord{2, topic.name, std::string(kMirrorNameConfig),
+                                           *topic.mirror_name});
+    }
     return out;
   };
   auto after = [&](const MetadataImage& image) -> asio::awaitable<void> {
@@ -220,6 +224,7 @@ asio::awaitable<Status> TopicAdmin::alter_topic_configs(
     const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only) {
   for (const auto& [key, value] : changes) {
+    if (Status s = check_client_settable(key); !s.ok()) co_return s;
     if (!value) {
       if (find_topic_config(key) == nullptr) {
         co_return error(ErrorCode::INVALID_CONFIG, fmt::format("unknown topic config {}", key));

@@ -25,6 +25,8 @@ struct NewTopic {
   std::vector<std::vector<int32_t>> assignments;
   std::map<std::string, std::string> configs;
   std::optional<Uuid> id;  // a given id (mirroring); default: a fresh random one
+  // The mirror the topic belongs to (its mirror.name config, which clients cannot set).
+  std::optional<std::string> mirror_name;
 };
 
 struct TopicDefaults {

@@ -63,6 +63,12 @@ const std::vector<TopicConfigDef>& topic_config_defs() {
        "CreateTime (the producer's timestamp) or LogAppendTime (the broker's clock)."},
       {"min.cleanable.dirty.ratio", T::kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio"}},
        "Share of uncompacted log that triggers compaction."},
+      {"mirror.name", T::kString, "", {},
+       "The mirror this topic belongs to (MIRRORING.md): set by AddTopicsToMirror, never by "
+       "clients; while set the topic is read-only for them."},
+      {"mirror.replication.throttled.replicas", T::kList, "", {},
+       "Partitions (partition:broker, or *) whose mirror fetches count against "
+       "mirror.replication.throttled.rate."},
       {"min.compaction.lag.ms", T::kLong, "0", {{"log.cleaner.min.compaction.lag.ms"}},
        "Shortest time a record stays uncompacted."},
       {"min.insync.replicas", T::kInt, "1", {{"min.insync.replicas"}},
@@ -192,7 +198,16 @@ std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, st
   return out;
 }
 
+Status check_client_settable(std::string_view key) {
+  if (key == kMirrorNameConfig) {
+    return Status(ErrorCode::INVALID_CONFIG,
+                  fmt::format("{} is set by AddTopicsToMirror only (mirra mirror --add)", key));
+  }
+  return Status::OK();
+}
+
 Status validate_topic_config(const std::string& key, const std::string& value) {
+  if (Status s = check_client_settable(key); !s.ok()) return s;
   const TopicConfigDef* def = find_topic_config(key);
   if (def == nullptr) {
     return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown topic config {}", key));

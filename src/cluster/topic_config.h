@@ -80,6 +80,11 @@ std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, st
 // range). INVALID_CONFIG naming the key otherwise.
 Status validate_topic_config(const std::string& key, const std::string& value);
 
+// The topic config that makes a topic a mirror topic; only the mirror sets it.
+inline constexpr std::string_view kMirrorNameConfig = "mirror.name";
+// INVALID_CONFIG for keys clients may neither set nor remove (mirror.name).
+Status check_client_settable(std::string_view key);
+
 // The storage config of a topic: the effective values of the keys storage knows.
 Result<storage::LogConfig> build_log_config(const std::map<std::string, std::string>& overrides,
                                             const BrokerConfigSources& broker);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "cluster/topic_config.h"
 
 namespace mirra::mirror {
 namespace {
@@ -17,7 +18,7 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
                                                       std::string_view name) {
   std::vector<const metadata::TopicInfo*> out;
   for (const auto& [topic, info] : image.topics()) {
-    auto it = info.configs.find(kMirrorNameConfig);
+    auto it = info.configs.find(std::string(cluster::kMirrorNameConfig));
     if (it != info.configs.end() && it->second == name) out.push_back(&info);
   }
   return out;

@@ -16,9 +16,6 @@
 
 namespace mirra::mirror {
 
-// The topic config that makes a topic a mirror topic (MIRRORING.md §11).
-inline constexpr const char* kMirrorNameConfig = "mirror.name";
-
 // The topics of mirror `name`, by name.
 std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataImage& image,
                                                       std::string_view name);

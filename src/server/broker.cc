@@ -72,6 +72,9 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.topic_admin = topic_admin_.get();
   mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);
   state_.mirrors = mirrors_.get();
+  mirror_manager_ = std::make_unique<mirror::MirrorManager>(
+      io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id);
+  state_.mirror_manager = mirror_manager_.get();
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
 
@@ -97,6 +100,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.txn = txn_.get();
 
   partitions_->start_housekeeping();
+  // In-process brokers (handler tests, the fuzzer) never reach out to source clusters.
+  if (listen) mirror_manager_->start();
   if (!listen) {
     state_.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 0});
     co_return Status::OK();
@@ -115,6 +120,7 @@ asio::awaitable<void> Broker::stop() {
   }
   if (groups_) groups_->stop();
   if (txn_) txn_->stop();
+  if (mirror_manager_) co_await mirror_manager_->stop();
   if (partitions_) co_await partitions_->shutdown();
   if (metadata_) co_await metadata_->close();
   if (shards_) shards_->stop();

@@ -19,6 +19,7 @@
 #include "cluster/shard_pool.h"
 #include "cluster/topic_admin.h"
 #include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "server/config.h"
@@ -62,6 +63,7 @@ class Broker {
   std::unique_ptr<cluster::InternalTopic> txn_topic_;
   std::unique_ptr<txn::TxnCoordinator> txn_;
   std::unique_ptr<mirror::MirrorAdmin> mirrors_;
+  std::unique_ptr<mirror::MirrorManager> mirror_manager_;
   std::unique_ptr<Server> server_;
 };
 

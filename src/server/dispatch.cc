@@ -58,6 +58,8 @@ std::vector<Handler> build_table() {
   table[protocol::CreateMirrorRequest::kApiKey] = &handle_create_mirror;
   table[protocol::DeleteMirrorRequest::kApiKey] = &handle_delete_mirror;
   table[protocol::ListMirrorsRequest::kApiKey] = &handle_list_mirrors;
+  table[protocol::AddTopicsToMirrorRequest::kApiKey] = &handle_add_topics_to_mirror;
+  table[protocol::DescribeMirrorsRequest::kApiKey] = &handle_describe_mirrors;
   return table;
 }
 

@@ -36,6 +36,7 @@ class TxnCoordinator;
 
 namespace mirra::mirror {
 class MirrorAdmin;
+class MirrorManager;
 }  // namespace mirra::mirror
 
 namespace mirra::server {
@@ -70,6 +71,7 @@ struct BrokerState {
   groups::GroupCoordinator* groups = nullptr;
   txn::TxnCoordinator* txn = nullptr;
   mirror::MirrorAdmin* mirrors = nullptr;
+  mirror::MirrorManager* mirror_manager = nullptr;
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;

@@ -2,6 +2,7 @@
 #include "protocol/messages/delete_mirror.h"
 
 #include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -10,6 +11,7 @@ asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::DeleteMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
   Status s = co_await ctx.broker->mirrors->remove(req->mirror_name);
+  if (s.ok()) ctx.broker->mirror_manager->sync();  // start or stop the mirror's runner
   protocol::DeleteMirrorResponse resp;
   resp.error_code = error_number(s.code());
   if (!s.ok()) resp.error_message = s.message();

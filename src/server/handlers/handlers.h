@@ -44,6 +44,8 @@ asio::awaitable<HandlerResult> handle_write_txn_markers(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_create_mirror(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_add_topics_to_mirror(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx);
 
 // KIP-588: PRODUCER_FENCED is new in InitProducerId v4 and in AddPartitionsToTxn,
 // AddOffsetsToTxn and EndTxn v2. Older clients do not know it and get INVALID_PRODUCER_EPOCH,

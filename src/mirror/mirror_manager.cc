@@ -1,0 +1,205 @@
+#include "mirror/mirror_manager.h"
+
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "cluster/topic_config.h"
+#include "mirror/mirror_admin.h"
+
+namespace mirra::mirror {
+namespace {
+
+constexpr const char* kMirraLogComponent = "mirror";
+
+// Whether `text` matches one of a comma-separated list of regular expressions (whole match).
+bool matches_any(const std::string& list, const std::string& text) {
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string item = list.substr(start, comma - start);
+    if (!item.empty() && std::regex_match(text, std::regex(item))) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+// Source topic configs a mirror never copies (MIRRORING.md §8): its own membership, throttling
+// lists, settings that only make sense for the source's replicas or clients, and tiered storage,
+// which destination mirror topics cannot enable.
+bool never_copied(const std::string& key) {
+  static const std::set<std::string> keys = {
+      std::string(cluster::kMirrorNameConfig), "leader.replication.throttled.replicas",
+      "follower.replication.throttled.replicas", "mirror.replication.throttled.replicas",
+      "min.insync.replicas", "unclean.leader.election.enable", "remote.storage.enable"};
+  return keys.count(key) != 0 || key.rfind("message.timestamp.", 0) == 0;
+}
+
+}  // namespace
+
+void MirrorManager::sync() {
+  if (!started_ || stopped_) return;
+  const auto& mirrors = store_.image().mirrors();
+  for (auto it = runners_.begin(); it != runners_.end();) {
+    if (mirrors.count(it->first) == 0) {
+      it->second->stop();
+      it = runners_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [name, m] : mirrors) {
+    if (runners_.count(name)) continue;
+    auto runner = MirrorRunner::create(core_, name, m.configs, store_, partitions_, node_id_);
+    if (!runner.ok()) {
+      MIRRA_LOG_ERROR("mirror {}: cannot start: {}", name, runner.status().to_string());
+      continue;
+    }
+    runner.value()->start();
+    runners_.emplace(name, std::move(runner.value()));
+  }
+}
+
+asio::awaitable<void> MirrorManager::stop() {
+  stopped_ = true;
+  for (auto& [name, r] : runners_) r->stop();
+  for (auto& [name, r] : runners_) co_await r->stopped();
+  runners_.clear();
+}
+
+const MirrorRunner* MirrorManager::runner(const std::string& mirror) const {
+  auto it = runners_.find(mirror);
+  return it == runners_.end() ? nullptr : it->second.get();
+}
+
+asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
+    const std::string& mirror, const std::vector<std::string>& names,
+    const std::vector<std::string>& patterns) {
+  auto it = runners_.find(mirror);
+  if (store_.image().mirror(mirror) == nullptr || it == runners_.end()) {
+    co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
+  }
+  std::shared_ptr<MirrorRunner> runner = it->second;
+  std::vector<std::regex> regexes;
+  for (const std::string& p : patterns) {
+    try {
+      regexes.emplace_back(p);
+    } catch (const std::regex_error& e) {
+      co_return Status(ErrorCode::INVALID_REQUEST,
+                       fmt::format("'{}' is not a regular expression ({})", p, e.what()));
+    }
+  }
+  auto md = co_await runner->source().metadata(std::nullopt);
+  if (!md.ok()) {
+    co_return Status(md.status().code(), fmt::format("cannot read the topics of mirror {}'s "
+                                                     "source: {}", mirror, md.status().message()));
+  }
+  const std::string include = runner->config("mirror.topics.include");
+  const std::string exclude = runner->config("mirror.topics.exclude");
+  std::vector<AddedTopic> out;
+  for (const std::string& name : names) {
+    const client::TopicInfo* t = md->topic(name);
+    if (t == nullptr || t->error != ErrorCode::NONE) {
+      out.push_back({name, Uuid::zero(),
+                     Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                            fmt::format("topic {} does not exist on the source", name))});
+    } else if (!matches_any(include, name) || matches_any(exclude, name)) {
+      out.push_back({name, t->id, Status(ErrorCode::INVALID_REQUEST,
+                                         fmt::format("topic {} is excluded by mirror {}'s "
+                                                     "mirror.topics.include/exclude", name,
+                                                     mirror))});
+    } else {
+      out.push_back(co_await add_topic(*runner, *t));
+    }
+  }
+  for (const client::TopicInfo& t : md->topics) {
+    if (t.error != ErrorCode::NONE || !matches_any(include, t.name) ||
+        matches_any(exclude, t.name)) {
+      continue;
+    }
+    const bool named = std::find(names.begin(), names.end(), t.name) != names.end();
+    const bool matched = std::any_of(regexes.begin(), regexes.end(),
+                                     [&](const std::regex& re) { return std::regex_match(t.name, re); });
+    if (matched && !named) out.push_back(co_await add_topic(*runner, t));
+  }
+  runner->wake();
+  co_return out;
+}
+
+asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::source_topic_configs(
+    MirrorRunner& runner, const std::string& topic) {
+  // Named, not a braced list inside co_await: g++ 12 miscompiles those.
+  std::vector<client::ConfigResource> resources{
+      client::ConfigResource{client::ConfigResourceType::topic, topic, {}}};
+  auto described = co_await runner.source().describe_configs(std::move(resources));
+  if (!described.ok()) co_return described.status();
+  if (described->empty()) co_return std::map<std::string, std::string>{};
+  if (!described->front().status.ok()) co_return described->front().status;
+  const std::string excluded = runner.config("mirror.topic.properties.exclude");
+  std::map<std::string, std::string> out;
+  for (const client::ConfigEntry& e : described->front().entries) {
+    if (e.source != client::ConfigSource::dynamic_topic || !e.value || e.sensitive) continue;
+    if (never_copied(e.name) || matches_any(excluded, e.name)) continue;
+    // A key this broker does not know (a newer source) or a value it refuses is left out, so
+    // that one setting never blocks mirroring the data.
+    if (Status s = cluster::validate_topic_config(e.name, *e.value); !s.ok()) {
+      MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic,
+                     e.name, s.message());
+      continue;
+    }
+    out.emplace(e.name, *e.value);
+  }
+  co_return out;
+}
+
+asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
+                                                     const client::TopicInfo& source) {
+  AddedTopic out{source.name, source.id, Status::OK()};
+  const metadata::TopicInfo* existing = store_.image().topic(source.name);
+  if (existing != nullptr) {
+    auto m = existing->configs.find(std::string(cluster::kMirrorNameConfig));
+    if (m != existing->configs.end() && m->second != runner.name()) {
+      out.status = Status(ErrorCode::TOPIC_ALREADY_IN_MIRROR,
+                          fmt::format("topic {} belongs to mirror {}", source.name, m->second));
+    } else if (m != existing->configs.end()) {
+      out.id = existing->id;  // already mirrored by this mirror: nothing to do
+    } else if (source.id.is_zero() || existing->id != source.id) {
+      out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
+                          fmt::format("topic {} exists here with another topic id ({}, the "
+                                      "source's is {})", source.name, existing->id.to_string(),
+                                      source.id.to_string()));
+    } else {
+      out.status = Status(ErrorCode::INVALID_REQUEST,
+                          fmt::format("topic {} exists here with the source's topic id: that is "
+                                      "a failback, which Mirra cannot do yet", source.name));
+    }
+    co_return out;
+  }
+  auto configs = co_await source_topic_configs(runner, source.name);
+  if (!configs.ok()) {
+    out.status = configs.status();
+    co_return out;
+  }
+  cluster::NewTopic topic;
+  topic.name = source.name;
+  topic.partitions = static_cast<int32_t>(source.partitions.size());
+  topic.configs = std::move(configs.value());
+  // A source without topic ids (Metadata before v10, librdkafka's mock) gets a fresh one; the
+  // topic is then matched by name (MIRRORING.md §4).
+  if (!source.id.is_zero()) topic.id = source.id;
+  topic.mirror_name = runner.name();
+  auto created = co_await topics_.create_topic(std::move(topic), false);
+  if (!created.ok()) {
+    out.status = created.status();
+    co_return out;
+  }
+  out.id = created.value();
+  MIRRA_LOG_INFO("mirror {}: added topic {} (id {}, {} partition(s))", runner.name(), source.name,
+                 out.id.to_string(), source.partitions.size());
+  co_return out;
+}
+
+}  // namespace mirra::mirror

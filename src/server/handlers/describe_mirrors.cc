@@ -1,0 +1,77 @@
+// DescribeMirrors (key 99, MIRRORING.md §7, §12): per mirror and partition, the state, the
+// source's log start and high watermark, the destination's log end, the lag and the last error.
+#include "protocol/messages/describe_mirrors.h"
+
+#include <algorithm>
+
+#include "cluster/metadata_store.h"
+#include "cluster/partition_manager.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+using protocol::DescribeMirrorsResponse;
+
+void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* runner,
+                        const metadata::TopicInfo& t, int32_t index,
+                        DescribeMirrorsResponse::DescribedPartition& out) {
+  out.partition_index = index;
+  auto handle = ctx.broker->partitions->find(t.name, index);
+  if (handle != nullptr) out.destination_log_end_offset = handle->offsets.log_end;
+  out.state = static_cast<int8_t>(mirror::MirrorState::preparing);
+  if (runner == nullptr) return;
+  auto it = runner->status().find({t.name, index});
+  if (it == runner->status().end()) return;
+  const mirror::PartitionMirrorStatus& st = it->second;
+  out.state = static_cast<int8_t>(st.state);
+  out.source_log_start_offset = st.source_log_start;
+  out.source_high_watermark = st.source_high_watermark;
+  if (st.source_high_watermark >= 0 && out.destination_log_end_offset >= 0) {
+    out.lag = std::max<int64_t>(0, st.source_high_watermark - out.destination_log_end_offset);
+  }
+  out.retry_count = st.retries;
+  out.last_error_code = error_number(st.last_error.code());
+  if (!st.last_error.ok()) out.last_error = st.last_error.message();
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
+  auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  const metadata::MetadataImage& image = ctx.broker->metadata->image();
+  std::vector<std::string> names;
+  if (req->mirror_names) {
+    names = *req->mirror_names;
+  } else {
+    for (const auto& [name, m] : image.mirrors()) names.push_back(name);
+  }
+  DescribeMirrorsResponse resp;
+  for (const std::string& name : names) {
+    auto& out = resp.mirrors.emplace_back();
+    out.name = name;
+    const metadata::MirrorInfo* m = image.mirror(name);
+    if (m == nullptr) {
+      out.error_code = error_number(ErrorCode::UNKNOWN_MIRROR);
+      out.error_message = "mirror '" + name + "' does not exist";
+      continue;
+    }
+    auto bootstrap = m->configs.find("bootstrap.servers");
+    if (bootstrap != m->configs.end()) out.source_bootstrap_servers = bootstrap->second;
+    const mirror::MirrorRunner* runner = ctx.broker->mirror_manager->runner(name);
+    for (const metadata::TopicInfo* t : mirror::mirror_topics(image, name)) {
+      auto& topic = out.topics.emplace_back();
+      topic.name = t->name;
+      topic.topic_id = t->id;
+      for (const metadata::PartitionInfo& p : t->partitions) {
+        describe_partition(ctx, runner, *t, p.partition, topic.partitions.emplace_back());
+      }
+    }
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server

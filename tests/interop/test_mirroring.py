@@ -1,0 +1,178 @@
+"""Cluster mirroring between two real `mirra server` processes (MIRRORING.md §1, §2, §7): a
+source written by python3-confluent-kafka producers (plain with every codec, keys, headers and
+null values; idempotent; transactional with commits and aborts) over 8 partitions, mirrored into
+a destination with `mirra mirror --create/--add`, must end up with the same topic id and
+partition count, the same records at the same offsets, read_committed consumers that read the
+same, and batches that equal the source's byte for byte except the producer id (rewritten to
+-(p+2)) and the CRC. Every wait is a bounded poll of a condition, never a sleep."""
+import json
+import struct
+import time
+
+import confluent_kafka
+from confluent_kafka import KafkaError, TopicPartition
+
+from mirra_testlib import run_mirra, wait_until
+
+PARTITIONS = 8
+STEP = 30  # seconds: the bound of each wait
+TXN = {"transaction.state.log.num.partitions": 3, "offsets.topic.num.partitions": 3}
+CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+
+
+def ok(r):
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def produce_everything(bootstrap, topic, tag):
+    """Plain batches in every codec, an idempotent producer, and transactions committed and
+    aborted, spread over every partition. Returns the number of records sent."""
+    sent = 0
+    for codec in CODECS:
+        p = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "compression.type": codec,
+                                      "linger.ms": 5})
+        for i in range(40):
+            value = None if i % 13 == 0 else f"{tag}-{codec}-{i}".encode() * (1 + i % 5)
+            p.produce(topic, value=value, key=f"k{i}".encode() if i % 3 else None,
+                      partition=i % PARTITIONS, headers=[("h", f"{i}".encode()), ("empty", b"")])
+            sent += 1
+        assert p.flush(STEP) == 0
+    idem = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
+                                     "linger.ms": 2})
+    for i in range(200):
+        idem.produce(topic, value=f"{tag}-idem-{i}".encode(), partition=i % PARTITIONS)
+        sent += 1
+    assert idem.flush(STEP) == 0
+    txn = confluent_kafka.Producer({"bootstrap.servers": bootstrap,
+                                    "transactional.id": f"{tag}-txn", "linger.ms": 2})
+    txn.init_transactions(STEP)
+    for n, commit in enumerate([True, False, True]):
+        txn.begin_transaction()
+        for i in range(24):
+            txn.produce(topic, value=f"{tag}-txn{n}-{i}".encode(), partition=i % PARTITIONS)
+            sent += 1
+        if commit:
+            txn.commit_transaction(STEP)
+        else:
+            txn.abort_transaction(STEP)
+    return sent
+
+
+def watermarks(bootstrap, topic):
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
+    try:
+        return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                for p in range(PARTITIONS)]
+    finally:
+        c.close()
+
+
+def read_everything(bootstrap, topic, isolation):
+    """Every record a consumer with `isolation` reads from offset 0 to the end it sees:
+    {(partition, offset): (key, value, headers, timestamp)}."""
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "reader",
+                                  "isolation.level": isolation, "enable.auto.commit": False,
+                                  "enable.partition.eof": True})
+    try:
+        c.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+        out, eof = {}, set()
+        deadline = time.monotonic() + STEP
+        while len(eof) < PARTITIONS:
+            assert time.monotonic() < deadline, f"read {len(out)} records, eof on {eof} only"
+            m = c.poll(0.5)
+            if m is None:
+                continue
+            if m.error():
+                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
+                eof.add(m.partition())
+                continue
+            out[(m.partition(), m.offset())] = (m.key(), m.value(), m.headers(), m.timestamp())
+        return out
+    finally:
+        c.close()
+
+
+def describe(dst):
+    return json.loads(ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--describe",
+                                   "--json")))
+
+
+def caught_up(src, dst, topic):
+    ends = watermarks(src.bootstrap, topic)
+    rows = {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
+    return len(rows) == PARTITIONS and all(
+        rows[p]["state"] == "MIRRORING" and rows[p]["destinationLogEndOffset"] == ends[p]
+        and rows[p]["sourceHighWatermark"] == ends[p] and rows[p]["lag"] == 0
+        for p in range(PARTITIONS))
+
+
+def segment_batches(broker, topic, partition):
+    """Every batch of a partition's segment files, in offset order (Kafka's on-disk format:
+    the batches back to back)."""
+    out = []
+    for path in sorted((broker.data_dir / f"{topic}-{partition}").glob("*.log")):
+        data, pos = path.read_bytes(), 0
+        while pos + 12 <= len(data):
+            _, length = struct.unpack_from(">qi", data, pos)
+            out.append(data[pos:pos + 12 + length])
+            pos += 12 + length
+    return out
+
+
+PID_AT, CRC_AT = 43, 17  # producer id (8 bytes) and CRC (4 bytes) in a v2 batch
+
+
+def assert_same_batches(src, dst, topic):
+    mirrored = 0
+    for p in range(PARTITIONS):
+        a, b = segment_batches(src, topic, p), segment_batches(dst, topic, p)
+        assert len(a) == len(b), (p, len(a), len(b))
+        for x, y in zip(a, b):
+            assert len(x) == len(y)
+            (pid,) = struct.unpack_from(">q", x, PID_AT)
+            (mirrored_pid,) = struct.unpack_from(">q", y, PID_AT)
+            assert mirrored_pid == (-(pid + 2) if pid >= 0 else -1), (pid, mirrored_pid)
+            mask = lambda b: b[:CRC_AT] + b[CRC_AT + 4:PID_AT] + b[PID_AT + 8:]
+            assert mask(x) == mask(y), f"partition {p}: batch at {struct.unpack_from('>q', x)[0]}"
+            mirrored += pid >= 0
+    assert mirrored > 0  # idempotent and transactional batches were there to rewrite
+
+
+def topic_id(broker, topic):
+    out = ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--describe",
+                       "--topic", topic))
+    first = out.splitlines()[0].split("\t")
+    return first[1], first[2]  # "TopicId: ...", "PartitionCount: N"
+
+
+def test_steady_state_mirror_is_identical(make_broker, tmp_path):
+    src = make_broker(TXN, name="source")
+    dst = make_broker(TXN, name="destination")
+    topic = "mirrored"
+    ok(run_mirra("topics", "--bootstrap-server", src.bootstrap, "--create", "--topic", topic,
+                 "--partitions", str(PARTITIONS), "--config", "retention.ms=86400000"))
+    produce_everything(src.bootstrap, topic, "before")
+
+    cfg = tmp_path / "mirror.properties"
+    cfg.write_text(f"bootstrap.servers={src.bootstrap}\n")
+    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--create", "--mirror", "dr",
+                 "--mirror-config", str(cfg)))
+    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--add", "--mirror", "dr",
+                       "--topic", topic))
+    assert f'Topic "{topic}"' in out
+    # Writes keep coming while it mirrors.
+    produce_everything(src.bootstrap, topic, "during")
+    wait_until(lambda: caught_up(src, dst, topic), STEP, "the mirror to catch up")
+
+    assert topic_id(dst, topic) == topic_id(src, topic)
+    desc = ok(run_mirra("topics", "--bootstrap-server", dst.bootstrap, "--describe",
+                        "--topic", topic))
+    assert "mirror.name=dr" in desc and "retention.ms=86400000" in desc, desc
+    for isolation in ("read_uncommitted", "read_committed"):
+        expected = read_everything(src.bootstrap, topic, isolation)
+        assert read_everything(dst.bootstrap, topic, isolation) == expected, isolation
+        assert len(expected) > 0
+    assert_same_batches(src, dst, topic)
+    listed = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--list"))
+    assert listed.splitlines()[1].split()[3] == "1", listed  # one topic in the mirror
