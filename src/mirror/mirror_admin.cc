@@ -24,6 +24,17 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
   return out;
 }
 
+Status check_writable(const metadata::MetadataImage& image, std::string_view topic) {
+  const metadata::TopicInfo* t = image.topic(topic);
+  if (t == nullptr) return Status::OK();
+  auto it = t->configs.find(std::string(cluster::kMirrorNameConfig));
+  if (it == t->configs.end()) return Status::OK();
+  return Status(ErrorCode::READ_ONLY_TOPIC,
+                fmt::format("topic {} is read-only: it is mirrored by mirror {}; fail it over "
+                            "(mirra mirror --remove --mirror {} --topic {}) to write to it",
+                            topic, it->second, it->second, topic));
+}
+
 asio::awaitable<Status> MirrorAdmin::create(
     const std::string& name,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,

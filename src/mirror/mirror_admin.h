@@ -20,6 +20,10 @@ namespace mirra::mirror {
 std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataImage& image,
                                                       std::string_view name);
 
+// READ_ONLY_TOPIC (MIRRORING.md §4) when `topic` is a mirror topic, naming its mirror and the
+// way to make it writable; OK otherwise (unknown topics included: the caller reports those).
+Status check_writable(const metadata::MetadataImage& image, std::string_view topic);
+
 class MirrorAdmin {
  public:
   explicit MirrorAdmin(cluster::MetadataStore& store) : store_(store) {}

@@ -9,9 +9,12 @@ import json
 import struct
 import time
 
+import pytest
+
 import confluent_kafka
 from confluent_kafka import KafkaError, TopicPartition
 
+import clients
 from mirra_testlib import run_mirra, wait_until
 
 PARTITIONS = 8
@@ -146,6 +149,16 @@ def topic_id(broker, topic):
     return first[1], first[2]  # "TopicId: ...", "PartitionCount: N"
 
 
+def start_mirror(src, dst, tmp_path, topic, name="dr"):
+    cfg = tmp_path / f"{name}.properties"
+    cfg.write_text(f"bootstrap.servers={src.bootstrap}\n")
+    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--create", "--mirror", name,
+                 "--mirror-config", str(cfg)))
+    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--add", "--mirror", name,
+                       "--topic", topic))
+    assert f'Topic "{topic}"' in out
+
+
 def test_steady_state_mirror_is_identical(make_broker, tmp_path):
     src = make_broker(TXN, name="source")
     dst = make_broker(TXN, name="destination")
@@ -153,14 +166,7 @@ def test_steady_state_mirror_is_identical(make_broker, tmp_path):
     ok(run_mirra("topics", "--bootstrap-server", src.bootstrap, "--create", "--topic", topic,
                  "--partitions", str(PARTITIONS), "--config", "retention.ms=86400000"))
     produce_everything(src.bootstrap, topic, "before")
-
-    cfg = tmp_path / "mirror.properties"
-    cfg.write_text(f"bootstrap.servers={src.bootstrap}\n")
-    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--create", "--mirror", "dr",
-                 "--mirror-config", str(cfg)))
-    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--add", "--mirror", "dr",
-                       "--topic", topic))
-    assert f'Topic "{topic}"' in out
+    start_mirror(src, dst, tmp_path, topic)
     # Writes keep coming while it mirrors.
     produce_everything(src.bootstrap, topic, "during")
     wait_until(lambda: caught_up(src, dst, topic), STEP, "the mirror to catch up")
@@ -176,3 +182,57 @@ def test_steady_state_mirror_is_identical(make_broker, tmp_path):
     assert_same_batches(src, dst, topic)
     listed = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--list"))
     assert listed.splitlines()[1].split()[3] == "1", listed  # one topic in the mirror
+
+
+@pytest.fixture
+def mirrored_topic(make_broker, tmp_path):
+    """A source with a topic of 2 partitions and 10 records, mirrored into a destination."""
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    topic = "read-only"
+    ok(run_mirra("topics", "--bootstrap-server", src.bootstrap, "--create", "--topic", topic,
+                 "--partitions", "2"))
+    ok(run_mirra("produce", "--bootstrap-server", src.bootstrap, "--topic", topic,
+                 input="".join(f"r{i}\n" for i in range(10))))
+    start_mirror(src, dst, tmp_path, topic)
+    wait_until(lambda: sum(watermarks_of(dst.bootstrap, topic, 2)) == 10, STEP, "the copy")
+    return src, dst, topic
+
+
+def watermarks_of(bootstrap, topic, partitions):
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
+    try:
+        return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                for p in range(partitions)]
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("client", [clients.ConfluentKafka, clients.KafkaPython, clients.KafkaJS])
+def test_producing_to_a_mirror_topic_fails_fast(mirrored_topic, client):
+    _, dst, topic = mirrored_topic
+    records = [{"key": "k", "value": f"v{i}", "partition": i % 2} for i in range(4)]
+    started = time.monotonic()
+    results = client(dst.bootstrap).produce(topic, records)
+    elapsed = time.monotonic() - started
+    assert all("error" in r for r in results), results
+    # Well below each client's own delivery timeout (20 s in clients.py): no retry loop.
+    assert elapsed < 10, (elapsed, results)
+    assert sum(watermarks_of(dst.bootstrap, topic, 2)) == 10  # nothing was appended
+    print(client.__name__, f"{elapsed:.2f}s", results[0]["error"])
+
+
+def test_admin_writes_to_a_mirror_topic_are_refused(mirrored_topic):
+    _, dst, topic = mirrored_topic
+    r = run_mirra("topics", "--bootstrap-server", dst.bootstrap, "--alter", "--topic", topic,
+                  "--partitions", "4")
+    assert r.returncode == 1 and "read-only" in r.stderr and "mirror dr" in r.stderr, r.stderr
+    r = run_mirra("topics", "--bootstrap-server", dst.bootstrap, "--create", "--topic", "sneaky",
+                  "--config", "mirror.name=dr")
+    assert r.returncode == 1 and "mirror.name" in r.stderr, r.stderr
+    p = confluent_kafka.Producer({"bootstrap.servers": dst.bootstrap})
+    errors = []
+    p.produce(topic, value=b"x", partition=0, on_delivery=lambda err, _: errors.append(err))
+    p.flush(STEP)
+    assert len(errors) == 1 and errors[0] is not None
+    assert errors[0].code() == 134, errors[0]

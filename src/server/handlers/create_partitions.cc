@@ -11,6 +11,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "mirror/mirror_admin.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -77,7 +78,9 @@ asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
       s = Status(ErrorCode::INVALID_REQUEST,
                  fmt::format("topic \"{}\" is listed more than once in the request", t.name));
     } else {
-      s = check_assignments(ctx, t);
+      // A mirror topic's partitions follow its source's (MIRRORING.md §4, §8).
+      s = mirror::check_writable(ctx.broker->metadata->image(), t.name);
+      if (s.ok()) s = check_assignments(ctx, t);
     }
     if (s.ok()) {
       s = co_await ctx.broker->topic_admin->create_partitions(t.name, t.count, req->validate_only);

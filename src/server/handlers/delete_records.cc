@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "cluster/partition_manager.h"
+#include "mirror/mirror_admin.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -53,6 +54,11 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
       PartitionLookup found = find_partition(ctx, t.name, p.partition_index);
       if (found.error != ErrorCode::NONE) {
         pr.error_code = error_number(found.error);
+        continue;
+      }
+      // A mirror topic's log start follows its source (MIRRORING.md §4).
+      if (Status s = mirror::check_writable(ctx.broker->metadata->image(), t.name); !s.ok()) {
+        pr.error_code = error_number(s.code());
         continue;
       }
       const int64_t requested = p.offset;

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "mirror/mirror_admin.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -57,6 +59,10 @@ Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
   if (part == nullptr) {
     slot.response = partition_error(pd.index, Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
         fmt::format("{}-{} does not exist", topic, pd.index)));
+    return slot;
+  }
+  if (Status s = mirror::check_writable(ctx.broker->metadata->image(), topic); !s.ok()) {
+    slot.response = partition_error(pd.index, s);
     return slot;
   }
   if (!pd.records || pd.records->size == 0) {
