@@ -236,3 +236,34 @@ def test_admin_writes_to_a_mirror_topic_are_refused(mirrored_topic):
     p.flush(STEP)
     assert len(errors) == 1 and errors[0] is not None
     assert errors[0].code() == 134, errors[0]
+
+
+def delete_records(port, topic, partition, offset):
+    """DeleteRecords v0 on the source (confluent-kafka 2.0 has no admin call for it)."""
+    from mirra_testlib import request, round_trip
+    name = topic.encode()
+    body = (struct.pack(">i", 1) + struct.pack(">h", len(name)) + name +
+            struct.pack(">iiq", 1, partition, offset) + struct.pack(">i", 10000))
+    resp = round_trip(port, request(21, 0, 7, body))
+    pos = 4 + 4 + 4 + 2 + len(name) + 4  # correlation, throttle, topic count, name, partitions
+    _, low, err = struct.unpack_from(">iqh", resp, pos)
+    assert err == 0, err
+    return low
+
+
+def low_watermark(bootstrap, topic, partition):
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
+    try:
+        return c.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[0]
+    finally:
+        c.close()
+
+
+def test_the_log_start_follows_the_source(mirrored_topic):
+    src, dst, topic = mirrored_topic
+    ends = watermarks_of(src.bootstrap, topic, 2)
+    p = 0 if ends[0] >= 2 else 1
+    assert delete_records(src.port, topic, p, ends[p] - 1) == ends[p] - 1
+    wait_until(lambda: low_watermark(dst.bootstrap, topic, p) == ends[p] - 1, STEP,
+               "the destination's log start to follow")
+    assert watermarks_of(dst.bootstrap, topic, 2) == ends  # the log end did not move
