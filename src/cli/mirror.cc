@@ -1,6 +1,6 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
 // kafka-mirror.sh (MIRRORING.md §7). Built so far: --create, --delete, --list, --add,
-// --describe.
+// --describe, --remove (failover).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -25,6 +25,7 @@ struct MirrorArgs {
   std::string command_config;
   std::vector<std::string> command_properties;
   bool create = false, remove = false, list = false, add = false, describe = false;
+  bool failover = false;  // --remove
   bool json = false;
   std::string mirror;
   std::string mirror_config;
@@ -70,17 +71,19 @@ Result<std::vector<std::string>> client_properties(const MirrorArgs& a) {
 }
 
 Status check_args(const MirrorArgs& a) {
-  const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) + int(a.describe);
+  const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) +
+                      int(a.describe) + int(a.failover);
   if (actions != 1) {
-    return Status(ErrorCode::INVALID_REQUEST,
-                  "exactly one of --create, --delete, --add, --list and --describe is needed");
+    return Status(ErrorCode::INVALID_REQUEST, "exactly one of --create, --delete, --add, "
+                                              "--remove, --list and --describe is needed");
   }
-  if ((a.create || a.remove || a.add) && a.mirror.empty()) {
+  if ((a.create || a.remove || a.add || a.failover) && a.mirror.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
-                  "--mirror is required with --create, --delete and --add");
+                  "--mirror is required with --create, --delete, --add and --remove");
   }
-  if (a.add != !a.topics.empty()) {
-    return Status(ErrorCode::INVALID_REQUEST, "--topic goes with --add, which needs it");
+  if ((a.add || a.failover) != !a.topics.empty()) {
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "--topic goes with --add and --remove, which need it");
   }
   if (a.json && !a.describe) {
     return Status(ErrorCode::INVALID_REQUEST, "--json goes with --describe only");
@@ -130,22 +133,29 @@ bool is_plain_name(const std::string& s) {
   });
 }
 
-int add(client::SyncClient& c, const MirrorArgs& a) {
+// --add and --remove: the topics' outcomes, the first error as the command's.
+int topics_command(client::SyncClient& c, const MirrorArgs& a) {
   std::vector<std::string> names, patterns;
   for (const std::string& t : a.topics) (is_plain_name(t) ? names : patterns).push_back(t);
-  auto r = c.add_topics_to_mirror(a.mirror, names, patterns);
+  auto r = a.add ? c.add_topics_to_mirror(a.mirror, names, patterns)
+                 : c.remove_topics_from_mirror(a.mirror, names, patterns);
   if (!r.ok()) return fail(kCommand, r.status().message());
   std::string first_error;
   for (const client::MirrorTopicResult& t : r.value()) {
-    if (t.status.ok()) {
+    if (!t.status.ok()) {
+      if (first_error.empty()) first_error = t.status.message();
+    } else if (a.add) {
       fmt::print("Topic \"{}\" (id {}) is mirrored by \"{}\".\n", t.name, t.id.to_string(),
                  a.mirror);
-    } else if (first_error.empty()) {
-      first_error = t.status.message();
+    } else {
+      std::vector<std::string> lmos;
+      for (const auto& [p, lmo] : t.last_mirrored_offsets) lmos.push_back(fmt::format("{}:{}", p, lmo));
+      fmt::print("Topic \"{}\" failed over and is writable; last mirrored offsets (partition:LMO) "
+                 "{}.\n", t.name, fmt::join(lmos, ", "));
     }
   }
   if (!first_error.empty()) return fail(kCommand, first_error);
-  if (r->empty()) return fail(kCommand, "no source topic matches --topic");
+  if (r->empty()) return fail(kCommand, "no topic matches --topic");
   return 0;
 }
 
@@ -229,7 +239,7 @@ int run_mirror(const MirrorArgs& a) {
   client::SyncClient& c = *client.value();
   if (a.create) return create(c, a);
   if (a.remove) return remove(c, a);
-  if (a.add) return add(c, a);
+  if (a.add || a.failover) return topics_command(c, a);
   if (a.describe) return describe(c, a);
   return list(c);
 }
@@ -247,12 +257,15 @@ void add_mirror_command(CLI::App& app, CommandResult& result) {
   sub->add_flag("--delete", a->remove, "Delete a mirror that has no topics");
   sub->add_flag("--list", a->list, "List the mirrors");
   sub->add_flag("--add", a->add, "Start mirroring source topics (--mirror, --topic)");
+  sub->add_flag("--remove", a->failover,
+                "Fail topics over: stop mirroring them, truncate to the LSO, make writable "
+                "(--mirror, --topic)");
   sub->add_flag("--describe", a->describe,
                 "Per partition: state, source high watermark, destination log end, lag, LMO, "
                 "retries, last error ([--mirror M] [--json])");
   sub->add_flag("--json", a->json, "With --describe: JSON");
   sub->add_option("--topic", a->topics,
-                  "With --add: a topic name or a regular expression (repeatable)");
+                  "With --add/--remove: a topic name or a regular expression (repeatable)");
   sub->add_option("--mirror", a->mirror, "The mirror's name");
   sub->add_option("--mirror-config", a->mirror_config,
                   "Properties file of the mirror's configs (bootstrap.servers, security, "

@@ -126,6 +126,9 @@ class Client {
   // Starts mirroring source topics by name and by regular expression; per-topic outcomes.
   asio::awaitable<Result<std::vector<MirrorTopicResult>>> add_topics_to_mirror(
       std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
+  // The failover of topics (names and regular expressions): per topic, each partition's LMO.
+  asio::awaitable<Result<std::vector<MirrorTopicResult>>> remove_topics_from_mirror(
+      std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
   // These mirrors (nullopt: every one), per partition.
   asio::awaitable<Result<std::vector<MirrorDescription>>> describe_mirrors(
       std::optional<std::vector<std::string>> names);

@@ -1,5 +1,7 @@
 // Client's calls of Mirra's mirror admin RPCs (MIRRORING.md §7). They go to the controller,
 // which owns the metadata the mirrors live in; NOT_CONTROLLER is followed as for topics.
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "client/client.h"
@@ -39,23 +41,56 @@ asio::awaitable<Status> Client::delete_mirror(std::string name) {
   co_return status_from(reply->body.error_code, reply->body.error_message, "delete mirror " + name);
 }
 
-asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
-    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
-  protocol::AddTopicsToMirrorRequest req;
-  req.mirror_name = mirror;
-  req.topic_names = std::move(names);
-  req.topic_patterns = std::move(patterns);
-  auto reply = co_await send_admin(req, true, not_controller<protocol::AddTopicsToMirrorResponse>);
-  if (!reply.ok()) co_return reply.status();
-  const auto& r = reply->body;
-  if (Status s = status_from(r.error_code, r.error_message, "mirror " + mirror); !s.ok()) {
-    co_return s;
-  }
+namespace {
+
+// The per-topic answers of AddTopicsToMirror and RemoveTopicsFromMirror.
+template <typename Resp>
+Result<std::vector<MirrorTopicResult>> topic_results(const Resp& r, const std::string& mirror) {
+  if (Status s = status_from(r.error_code, r.error_message, "mirror " + mirror); !s.ok()) return s;
   std::vector<MirrorTopicResult> out;
   for (const auto& t : r.topics) {
-    out.push_back({t.name, t.topic_id, status_from(t.error_code, t.error_message, "topic " + t.name)});
+    MirrorTopicResult& o = out.emplace_back();
+    o.name = t.name;
+    o.id = t.topic_id;
+    o.status = status_from(t.error_code, t.error_message, "topic " + t.name);
+    if constexpr (std::is_same_v<Resp, protocol::RemoveTopicsFromMirrorResponse>) {
+      for (const auto& p : t.partitions) {
+        o.last_mirrored_offsets.emplace_back(p.partition_index, p.last_mirrored_offset);
+      }
+    }
   }
-  co_return out;
+  return out;
+}
+
+template <typename Req>
+Req topics_request(std::string mirror, std::vector<std::string> names,
+                   std::vector<std::string> patterns) {
+  Req req;
+  req.mirror_name = std::move(mirror);
+  req.topic_names = std::move(names);
+  req.topic_patterns = std::move(patterns);
+  return req;
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  auto req = topics_request<protocol::AddTopicsToMirrorRequest>(mirror, std::move(names),
+                                                                std::move(patterns));
+  auto reply = co_await send_admin(req, true, not_controller<protocol::AddTopicsToMirrorResponse>);
+  if (!reply.ok()) co_return reply.status();
+  co_return topic_results(reply->body, mirror);
+}
+
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::remove_topics_from_mirror(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  auto req = topics_request<protocol::RemoveTopicsFromMirrorRequest>(mirror, std::move(names),
+                                                                     std::move(patterns));
+  auto reply =
+      co_await send_admin(req, true, not_controller<protocol::RemoveTopicsFromMirrorResponse>);
+  if (!reply.ok()) co_return reply.status();
+  co_return topic_results(reply->body, mirror);
 }
 
 asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors(

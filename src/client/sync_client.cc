@@ -139,6 +139,11 @@ Result<std::vector<MirrorTopicResult>> SyncClient::add_topics_to_mirror(
   return run(client_->add_topics_to_mirror(mirror, std::move(names), std::move(patterns)));
 }
 
+Result<std::vector<MirrorTopicResult>> SyncClient::remove_topics_from_mirror(
+    const std::string& mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return run(client_->remove_topics_from_mirror(mirror, std::move(names), std::move(patterns)));
+}
+
 Result<std::vector<MirrorDescription>> SyncClient::describe_mirrors(
     std::optional<std::vector<std::string>> names) {
   return run(client_->describe_mirrors(std::move(names)));

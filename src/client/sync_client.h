@@ -64,6 +64,9 @@ class SyncClient {
   Result<std::vector<MirrorTopicResult>> add_topics_to_mirror(const std::string& mirror,
                                                               std::vector<std::string> names,
                                                               std::vector<std::string> patterns);
+  Result<std::vector<MirrorTopicResult>> remove_topics_from_mirror(
+      const std::string& mirror, std::vector<std::string> names,
+      std::vector<std::string> patterns);
   Result<std::vector<MirrorDescription>> describe_mirrors(
       std::optional<std::vector<std::string>> names);
 

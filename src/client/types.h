@@ -378,6 +378,7 @@ struct MirrorTopicResult {
   std::string name;
   Uuid id;
   Status status;
+  std::vector<std::pair<int32_t, int64_t>> last_mirrored_offsets;  // failover: partition, LMO
 };
 
 // One partition as DescribeMirrors shows it; -1 where unknown.

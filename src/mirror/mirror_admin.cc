@@ -24,11 +24,23 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
   return out;
 }
 
-Status check_writable(const metadata::MetadataImage& image, std::string_view topic) {
+Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
+                      std::string_view topic, int32_t partition) {
   const metadata::TopicInfo* t = image.topic(topic);
   if (t == nullptr) return Status::OK();
   auto it = t->configs.find(std::string(cluster::kMirrorNameConfig));
   if (it == t->configs.end()) return Status::OK();
+  auto stopped = [&](int32_t p) {
+    const MirrorStateValue* v = states == nullptr ? nullptr : states->get({t->id, p});
+    return v != nullptr && static_cast<MirrorState>(v->state) == MirrorState::stopped;
+  };
+  bool writable = true;
+  if (partition >= 0) {
+    writable = stopped(partition);
+  } else {
+    for (const metadata::PartitionInfo& p : t->partitions) writable = writable && stopped(p.partition);
+  }
+  if (writable) return Status::OK();
   return Status(ErrorCode::READ_ONLY_TOPIC,
                 fmt::format("topic {} is read-only: it is mirrored by mirror {}; fail it over "
                             "(mirra mirror --remove --mirror {} --topic {}) to write to it",

@@ -1,5 +1,6 @@
 #include "mirror/mirror_manager.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -38,7 +39,152 @@ bool never_copied(const std::string& key) {
   return keys.count(key) != 0 || key.rfind("message.timestamp.", 0) == 0;
 }
 
+// The --topic patterns of Add/RemoveTopicsFromMirror; INVALID_REQUEST names a bad one.
+Result<std::vector<std::regex>> compile_patterns(const std::vector<std::string>& patterns) {
+  std::vector<std::regex> out;
+  for (const std::string& p : patterns) {
+    try {
+      out.emplace_back(p);
+    } catch (const std::regex_error& e) {
+      return Status(ErrorCode::INVALID_REQUEST,
+                    fmt::format("'{}' is not a regular expression ({})", p, e.what()));
+    }
+  }
+  return out;
+}
+
+bool matches_one(const std::vector<std::regex>& regexes, const std::string& name) {
+  return std::any_of(regexes.begin(), regexes.end(),
+                     [&](const std::regex& re) { return std::regex_match(name, re); });
+}
+
+bool in_mirror(const metadata::TopicInfo& t, const std::string& mirror) {
+  auto m = t.configs.find(std::string(cluster::kMirrorNameConfig));
+  return m != t.configs.end() && m->second == mirror;
+}
+
 }  // namespace
+
+cluster::InternalTopicSpec state_topic_spec(int32_t partitions) {
+  cluster::InternalTopicSpec spec;
+  spec.name = "__mirror_state";
+  spec.partitions = partitions;
+  spec.configs = {{"cleanup.policy", "compact"}, {"compression.type", "uncompressed"}};
+  return spec;
+}
+
+asio::awaitable<Status> MirrorManager::start() {
+  if (Status s = co_await states_.load(); !s.ok()) co_return s;
+  // A failover that a crash interrupted is finished before anything fetches (§3).
+  const auto states = states_.all();  // a copy: stopping changes the map
+  for (const auto& [key, v] : states) {
+    if (static_cast<MirrorState>(v.state) != MirrorState::stopping) continue;
+    const metadata::TopicInfo* t = store_.image().topic(key.topic_id);
+    if (t == nullptr) continue;
+    const std::string topic = t->name;
+    auto lmo = co_await stop_partition(v.mirror, *t, key.partition);
+    if (!lmo.ok()) {
+      MIRRA_LOG_ERROR("mirror {}: cannot finish the failover of {}-{}: {}", v.mirror, topic,
+                      key.partition, lmo.status().to_string());
+    }
+  }
+  started_ = true;
+  sync();
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
+                                                   const std::string& mirror, MirrorState state,
+                                                   int64_t lmo) {
+  MirrorStateValue v;
+  if (const MirrorStateValue* old = states_.get(key)) v = *old;
+  v.mirror = mirror;
+  v.previous_state = v.state;
+  v.state = static_cast<int8_t>(state);
+  if (lmo >= 0) v.last_mirrored_offset = lmo;
+  co_return co_await states_.put(key, std::move(v), states_.epoch_of(key));
+}
+
+asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string& mirror,
+                                                               const metadata::TopicInfo& topic,
+                                                               int32_t partition) {
+  const MirrorStateKey key{topic.id, partition};
+  const MirrorStateValue* v = states_.get(key);
+  if (v != nullptr && static_cast<MirrorState>(v->state) == MirrorState::stopped) {
+    co_return v->last_mirrored_offset;  // already failed over
+  }
+  // 1-2: STOPPING is durable, and the runner appends nothing for a STOPPING partition.
+  if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::stopping) {
+    if (Status s = co_await write_state(key, mirror, MirrorState::stopping); !s.ok()) co_return s;
+  }
+  auto handle = partitions_.find(topic.name, partition);
+  if (handle == nullptr) {
+    co_return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                     fmt::format("{}-{} is not open", topic.name, partition));
+  }
+  // 3: whatever lies above the LSO belongs to transactions whose end never arrived.
+  auto lso = co_await partitions_.run(handle, [](storage::PartitionLog& log) -> Result<int64_t> {
+    const int64_t lso = log.last_stable_offset();
+    if (Status s = log.truncate_to(lso); !s.ok()) return s;
+    return lso;
+  });
+  if (!lso.ok()) co_return lso.status();
+  handle->wake_waiters();
+  // 4-5: the LMO, and the partition is writable.
+  if (Status s = co_await write_state(key, mirror, MirrorState::stopped, lso.value()); !s.ok()) {
+    co_return s;
+  }
+  MIRRA_LOG_INFO("mirror {}: failed over {}-{}: truncated to its LSO {}, the LMO", mirror,
+                 topic.name, partition, lso.value());
+  co_return lso.value();
+}
+
+asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
+    const std::string& mirror, const std::vector<std::string>& names,
+    const std::vector<std::string>& patterns) {
+  if (!started_) {
+    co_return Status(ErrorCode::INVALID_REQUEST, "mirroring does not run in this broker");
+  }
+  if (store_.image().mirror(mirror) == nullptr) {
+    co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
+  }
+  auto regexes = compile_patterns(patterns);
+  if (!regexes.ok()) co_return regexes.status();
+  std::vector<StoppedTopic> out;
+  std::vector<std::string> chosen;
+  for (const std::string& name : names) {
+    const metadata::TopicInfo* t = store_.image().topic(name);
+    if (t == nullptr || !in_mirror(*t, mirror)) {
+      out.push_back({name, t == nullptr ? Uuid::zero() : t->id,
+                     Status(ErrorCode::TOPIC_NOT_IN_MIRROR,
+                            fmt::format("topic {} is not in mirror {}", name, mirror)),
+                     {}});
+    } else {
+      chosen.push_back(name);
+    }
+  }
+  for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
+    const bool named = std::find(chosen.begin(), chosen.end(), t->name) != chosen.end();
+    if (matches_one(regexes.value(), t->name) && !named) {
+      chosen.push_back(t->name);
+    }
+  }
+  for (const std::string& name : chosen) {
+    const metadata::TopicInfo* t = store_.image().topic(name);
+    if (t == nullptr) continue;
+    StoppedTopic& r = out.emplace_back(StoppedTopic{name, t->id, Status::OK(), {}});
+    const metadata::TopicInfo topic = *t;  // the image may change while partitions stop
+    for (const metadata::PartitionInfo& p : topic.partitions) {
+      auto lmo = co_await stop_partition(mirror, topic, p.partition);
+      if (!lmo.ok()) {
+        r.status = lmo.status();
+        break;
+      }
+      r.last_mirrored_offsets.emplace_back(p.partition, lmo.value());
+    }
+  }
+  co_return out;
+}
 
 void MirrorManager::sync() {
   if (!started_ || stopped_) return;
@@ -53,7 +199,8 @@ void MirrorManager::sync() {
   }
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name)) continue;
-    auto runner = MirrorRunner::create(core_, name, m.configs, store_, partitions_, node_id_);
+    auto runner =
+        MirrorRunner::create(core_, name, m.configs, store_, partitions_, states_, node_id_);
     if (!runner.ok()) {
       MIRRA_LOG_ERROR("mirror {}: cannot start: {}", name, runner.status().to_string());
       continue;
@@ -83,15 +230,8 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
     co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
   }
   std::shared_ptr<MirrorRunner> runner = it->second;
-  std::vector<std::regex> regexes;
-  for (const std::string& p : patterns) {
-    try {
-      regexes.emplace_back(p);
-    } catch (const std::regex_error& e) {
-      co_return Status(ErrorCode::INVALID_REQUEST,
-                       fmt::format("'{}' is not a regular expression ({})", p, e.what()));
-    }
-  }
+  auto regexes = compile_patterns(patterns);
+  if (!regexes.ok()) co_return regexes.status();
   auto md = co_await runner->source().metadata(std::nullopt);
   if (!md.ok()) {
     co_return Status(md.status().code(), fmt::format("cannot read the topics of mirror {}'s "
@@ -121,9 +261,9 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
       continue;
     }
     const bool named = std::find(names.begin(), names.end(), t.name) != names.end();
-    const bool matched = std::any_of(regexes.begin(), regexes.end(),
-                                     [&](const std::regex& re) { return std::regex_match(t.name, re); });
-    if (matched && !named) out.push_back(co_await add_topic(*runner, t));
+    if (matches_one(regexes.value(), t.name) && !named) {
+      out.push_back(co_await add_topic(*runner, t));
+    }
   }
   runner->wake();
   co_return out;
@@ -197,6 +337,13 @@ asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
     co_return out;
   }
   out.id = created.value();
+  for (size_t p = 0; p < source.partitions.size(); ++p) {
+    const MirrorStateKey key{out.id, static_cast<int32_t>(p)};
+    if (Status s = co_await write_state(key, runner.name(), MirrorState::preparing); !s.ok()) {
+      out.status = s;
+      co_return out;
+    }
+  }
   MIRRA_LOG_INFO("mirror {}: added topic {} (id {}, {} partition(s))", runner.name(), source.name,
                  out.id.to_string(), source.partitions.size());
   co_return out;

@@ -15,7 +15,9 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
+#include "cluster/internal_topic.h"
 #include "mirror/mirror_runner.h"
+#include "mirror/mirror_state_store.h"
 
 namespace mirra::mirror {
 
@@ -25,19 +27,35 @@ struct AddedTopic {
   Status status;
 };
 
+// A failover's outcome for one topic: per partition the LMO it recorded.
+struct StoppedTopic {
+  std::string name;
+  Uuid id;
+  Status status;
+  std::vector<std::pair<int32_t, int64_t>> last_mirrored_offsets;  // partition, LMO
+};
+
+// `__mirror_state` (MIRRORING.md §3, §11: mirror.state.topic.num.partitions).
+cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
+
 class MirrorManager {
  public:
   MirrorManager(asio::any_io_executor core, cluster::MetadataStore& store,
                 cluster::PartitionManager& partitions, cluster::TopicAdmin& topics,
-                int32_t node_id)
-      : core_(core), store_(store), partitions_(partitions), topics_(topics), node_id_(node_id) {}
+                int32_t node_id, cluster::InternalTopicSpec state_topic)
+      : core_(core),
+        store_(store),
+        partitions_(partitions),
+        topics_(topics),
+        node_id_(node_id),
+        state_topic_(store, partitions, topics, std::move(state_topic)),
+        states_(state_topic_) {}
 
-  // Runs the mirrors from now on (a broker that serves clients; in-process brokers never
-  // reach out to source clusters).
-  void start() {
-    started_ = true;
-    sync();
-  }
+  // Loads the partition states, finishes failovers a crash interrupted (STOPPING), and runs
+  // the mirrors from now on. Only a broker that serves clients starts: in-process brokers
+  // (handler tests, the fuzzer) never reach out to source clusters.
+  asio::awaitable<Status> start();
+  const MirrorStateStore& states() const { return states_; }
   // Once started: a runner for each mirror of the image that has none; those of mirrors gone
   // stop.
   void sync();
@@ -50,18 +68,32 @@ class MirrorManager {
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);
 
+  // RemoveTopicsFromMirror, the failover (MIRRORING.md §5): per partition STOPPING, no more
+  // appends, truncation to the local LSO, the LMO recorded, STOPPED (writable). Idempotent.
+  asio::awaitable<Result<std::vector<StoppedTopic>>> failover(
+      const std::string& mirror, const std::vector<std::string>& names,
+      const std::vector<std::string>& patterns);
+
   const MirrorRunner* runner(const std::string& mirror) const;
 
  private:
   asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source);
   asio::awaitable<Result<std::map<std::string, std::string>>> source_topic_configs(
       MirrorRunner& runner, const std::string& topic);
+  asio::awaitable<Status> write_state(const MirrorStateKey& key, const std::string& mirror,
+                                      MirrorState state, int64_t lmo = -1);
+  // Steps 1-5 of §5 for one partition; returns its LMO.
+  asio::awaitable<Result<int64_t>> stop_partition(const std::string& mirror,
+                                                  const metadata::TopicInfo& topic,
+                                                  int32_t partition);
 
   asio::any_io_executor core_;
   cluster::MetadataStore& store_;
   cluster::PartitionManager& partitions_;
   cluster::TopicAdmin& topics_;
   const int32_t node_id_;
+  cluster::InternalTopic state_topic_;
+  MirrorStateStore states_;
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;

@@ -59,9 +59,10 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(asio::any_io_executor
                                                            MirrorConfigs configs,
                                                            cluster::MetadataStore& store,
                                                            cluster::PartitionManager& partitions,
+                                                           MirrorStateStore& states,
                                                            int32_t node_id) {
   std::shared_ptr<MirrorRunner> r(
-      new MirrorRunner(core, std::move(name), std::move(configs), store, partitions));
+      new MirrorRunner(core, std::move(name), std::move(configs), store, partitions, states));
   client::ClientOptions o;
   o.bootstrap_servers = r->config("bootstrap.servers");
   // MIRRORING.md §10: a client id the source's quotas can throttle, one per fetcher.
@@ -74,11 +75,13 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(asio::any_io_executor
 }
 
 MirrorRunner::MirrorRunner(asio::any_io_executor core, std::string name, MirrorConfigs configs,
-                           cluster::MetadataStore& store, cluster::PartitionManager& partitions)
+                           cluster::MetadataStore& store, cluster::PartitionManager& partitions,
+                           MirrorStateStore& states)
     : name_(std::move(name)),
       configs_(std::move(configs)),
       store_(store),
       partitions_(partitions),
+      states_(states),
       idle_(core),
       exited_(core, asio::steady_timer::time_point::max()) {}
 
@@ -127,7 +130,7 @@ asio::awaitable<bool> MirrorRunner::fetch_round() {
   for (const metadata::TopicInfo* t : mirror_topics(store_.image(), name_)) {
     for (const metadata::PartitionInfo& p : t->partitions) {
       auto handle = partitions_.find(t->name, p.partition);
-      if (handle == nullptr || !handle->online()) continue;
+      if (handle == nullptr || !handle->online() || !fetching({t->id, p.partition})) continue;
       positions.push_back({{t->name, p.partition}, handle->offsets.log_end,
                            int_config(*this, "mirror.fetch.max.bytes")});
       status_.try_emplace({t->name, p.partition});
@@ -156,10 +159,35 @@ asio::awaitable<bool> MirrorRunner::fetch_round() {
   co_return !failed_all;
 }
 
+bool MirrorRunner::fetching(const MirrorStateKey& key) const {
+  const MirrorStateValue* v = states_.get(key);
+  if (v == nullptr) return true;  // added before its first state was written
+  const auto state = static_cast<MirrorState>(v->state);
+  return state == MirrorState::preparing || state == MirrorState::mirroring ||
+         state == MirrorState::failed;
+}
+
+asio::awaitable<void> MirrorRunner::mark_mirroring(const MirrorStateKey& key) {
+  const MirrorStateValue* v = states_.get(key);
+  if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::preparing) co_return;
+  MirrorStateValue next = *v;
+  next.previous_state = next.state;
+  next.state = static_cast<int8_t>(MirrorState::mirroring);
+  Status s = co_await states_.put(key, std::move(next), v->state_epoch);
+  // A failover that began meanwhile wins; anything else is retried on the next good fetch.
+  if (!s.ok() && s.code() != ErrorCode::INVALID_MIRROR_STATE) {
+    MIRRA_LOG_WARN("mirror {}: cannot record partition {} as MIRRORING: {}", name_,
+                   key.partition, s.to_string());
+  }
+}
+
 asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
   PartitionMirrorStatus& st = status_[f.tp];
   auto handle = partitions_.find(f.tp.topic, f.tp.partition);
   if (handle == nullptr) co_return;  // removed meanwhile
+  const MirrorStateKey key{handle->topic_id, f.tp.partition};
+  // A failover may have begun while the fetch was out: nothing may land after it (§5 step 2).
+  if (!fetching(key)) co_return;
   Status s = f.status;
   if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
     s = co_await restart_at_source_start(handle, f.tp);
@@ -170,9 +198,9 @@ asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
     if (s.ok()) s = co_await follow_log_start(handle, f.log_start_offset);
   }
   if (s.ok()) {
-    st.state = MirrorState::mirroring;
     st.retries = 0;
     st.last_error = Status::OK();
+    co_await mark_mirroring(key);
     co_return;
   }
   if (st.last_error.ok() || st.last_error.message() != s.message()) {

@@ -17,17 +17,12 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "mirror/mirror_config.h"
+#include "mirror/mirror_state_store.h"
 
 namespace mirra::mirror {
 
-// MIRRORING.md §3's states, with the numbers DescribeMirrors and ListMirrors carry.
-enum class MirrorState : int8_t {
-  preparing = 0, mirroring = 1, paused = 2, stopping = 3, stopped = 4, failed = 5,
-};
-
-// What describe shows of one partition (core thread).
+// What describe shows of one partition besides its durable state (core thread).
 struct PartitionMirrorStatus {
-  MirrorState state = MirrorState::preparing;
   int64_t source_log_start = -1;
   int64_t source_high_watermark = -1;
   int32_t retries = 0;      // failed rounds since the last success
@@ -40,7 +35,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
                                                       std::string name, MirrorConfigs configs,
                                                       cluster::MetadataStore& store,
                                                       cluster::PartitionManager& partitions,
-                                                      int32_t node_id);
+                                                      MirrorStateStore& states, int32_t node_id);
 
   const std::string& name() const { return name_; }
   client::Client& source() { return *client_; }
@@ -61,7 +56,12 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
 
  private:
   MirrorRunner(asio::any_io_executor core, std::string name, MirrorConfigs configs,
-               cluster::MetadataStore& store, cluster::PartitionManager& partitions);
+               cluster::MetadataStore& store, cluster::PartitionManager& partitions,
+               MirrorStateStore& states);
+  // Whether the partition's durable state lets it be fetched (not paused or being stopped).
+  bool fetching(const MirrorStateKey& key) const;
+  // Persists MIRRORING after the first good fetch of a PREPARING partition.
+  asio::awaitable<void> mark_mirroring(const MirrorStateKey& key);
 
   asio::awaitable<void> run();
   // One fetch of every mirror partition; false when there was nothing to fetch.
@@ -79,6 +79,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   MirrorConfigs configs_;
   cluster::MetadataStore& store_;
   cluster::PartitionManager& partitions_;
+  MirrorStateStore& states_;
   std::unique_ptr<client::Client> client_;
   asio::steady_timer idle_;
   asio::steady_timer exited_;

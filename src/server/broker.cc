@@ -73,7 +73,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
   mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);
   state_.mirrors = mirrors_.get();
   mirror_manager_ = std::make_unique<mirror::MirrorManager>(
-      io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id);
+      io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id,
+      mirror::state_topic_spec(config_.mirror_state_topic_partitions));
   state_.mirror_manager = mirror_manager_.get();
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
@@ -101,7 +102,9 @@ asio::awaitable<Status> Broker::start(bool listen) {
 
   partitions_->start_housekeeping();
   // In-process brokers (handler tests, the fuzzer) never reach out to source clusters.
-  if (listen) mirror_manager_->start();
+  if (listen) {
+    if (Status s = co_await mirror_manager_->start(); !s.ok()) co_return s;
+  }
   if (!listen) {
     state_.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 0});
     co_return Status::OK();

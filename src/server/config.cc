@@ -99,6 +99,8 @@ const std::map<std::string, Apply>& broker_keys() {
       {"num.io.threads", int_key(&ServerConfig::num_io_threads, 1, kI32Max)},
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
       {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
+      {"mirror.state.topic.num.partitions",
+       int_key(&ServerConfig::mirror_state_topic_partitions, 1, 1000)},
       {"group.min.session.timeout.ms", group_key(&groups::GroupConfig::min_session_timeout_ms, 1, kI32Max)},
       {"group.max.session.timeout.ms", group_key(&groups::GroupConfig::max_session_timeout_ms, 1, kI32Max)},
       {"group.initial.rebalance.delay.ms",

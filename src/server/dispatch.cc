@@ -60,6 +60,7 @@ std::vector<Handler> build_table() {
   table[protocol::ListMirrorsRequest::kApiKey] = &handle_list_mirrors;
   table[protocol::AddTopicsToMirrorRequest::kApiKey] = &handle_add_topics_to_mirror;
   table[protocol::DescribeMirrorsRequest::kApiKey] = &handle_describe_mirrors;
+  table[protocol::RemoveTopicsFromMirrorRequest::kApiKey] = &handle_remove_topics_from_mirror;
   return table;
 }
 

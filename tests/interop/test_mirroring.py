@@ -1,10 +1,12 @@
-"""Cluster mirroring between two real `mirra server` processes (MIRRORING.md §1, §2, §7): a
+"""Cluster mirroring between two real `mirra server` processes (MIRRORING.md §1-5, §7): a
 source written by python3-confluent-kafka producers (plain with every codec, keys, headers and
 null values; idempotent; transactional with commits and aborts) over 8 partitions, mirrored into
 a destination with `mirra mirror --create/--add`, must end up with the same topic id and
 partition count, the same records at the same offsets, read_committed consumers that read the
 same, and batches that equal the source's byte for byte except the producer id (rewritten to
--(p+2)) and the CRC. Every wait is a bounded poll of a condition, never a sleep."""
+-(p+2)) and the CRC. Mirror topics are read-only (real clients fail fast), follow the source's
+log start, and fail over to the local LSO with a durable LMO. Every wait is a bounded poll of a
+condition, never a sleep."""
 import json
 import struct
 import time
@@ -62,26 +64,17 @@ def produce_everything(bootstrap, topic, tag):
     return sent
 
 
-def watermarks(bootstrap, topic):
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
-    try:
-        return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
-                for p in range(PARTITIONS)]
-    finally:
-        c.close()
-
-
-def read_everything(bootstrap, topic, isolation):
+def read_everything(bootstrap, topic, isolation, partitions=PARTITIONS):
     """Every record a consumer with `isolation` reads from offset 0 to the end it sees:
     {(partition, offset): (key, value, headers, timestamp)}."""
     c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "reader",
                                   "isolation.level": isolation, "enable.auto.commit": False,
                                   "enable.partition.eof": True})
     try:
-        c.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
         out, eof = {}, set()
         deadline = time.monotonic() + STEP
-        while len(eof) < PARTITIONS:
+        while len(eof) < partitions:
             assert time.monotonic() < deadline, f"read {len(out)} records, eof on {eof} only"
             m = c.poll(0.5)
             if m is None:
@@ -102,7 +95,7 @@ def describe(dst):
 
 
 def caught_up(src, dst, topic):
-    ends = watermarks(src.bootstrap, topic)
+    ends = watermarks_of(src.bootstrap, topic, PARTITIONS)
     rows = {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
     return len(rows) == PARTITIONS and all(
         rows[p]["state"] == "MIRRORING" and rows[p]["destinationLogEndOffset"] == ends[p]
@@ -199,8 +192,10 @@ def mirrored_topic(make_broker, tmp_path):
     return src, dst, topic
 
 
-def watermarks_of(bootstrap, topic, partitions):
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
+def watermarks_of(bootstrap, topic, partitions, isolation="read_uncommitted"):
+    """The high watermark of each partition (the LSO for read_committed)."""
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm",
+                                  "isolation.level": isolation})
     try:
         return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
                 for p in range(partitions)]
@@ -267,3 +262,81 @@ def test_the_log_start_follows_the_source(mirrored_topic):
     wait_until(lambda: low_watermark(dst.bootstrap, topic, p) == ends[p] - 1, STEP,
                "the destination's log start to follow")
     assert watermarks_of(dst.bootstrap, topic, 2) == ends  # the log end did not move
+
+
+def lso_and_end(bootstrap, topic, partitions):
+    return (watermarks_of(bootstrap, topic, partitions, "read_committed"),
+            watermarks_of(bootstrap, topic, partitions))
+
+
+def states(dst, topic):
+    return {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
+
+
+def test_failover_with_an_open_source_transaction(make_broker, tmp_path):
+    src = make_broker(TXN, name="source")
+    dst = make_broker(TXN, name="destination")
+    topic = "orders"
+    ok(run_mirra("topics", "--bootstrap-server", src.bootstrap, "--create", "--topic", topic,
+                 "--partitions", "2"))
+    start_mirror(src, dst, tmp_path, topic)
+    txn = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap,
+                                    "transactional.id": "open-txn", "linger.ms": 2})
+    txn.init_transactions(STEP)
+    txn.begin_transaction()
+    for i in range(10):
+        txn.produce(topic, value=f"committed-{i}".encode(), partition=i % 2)
+    txn.commit_transaction(STEP)
+    txn.begin_transaction()
+    for i in range(6):
+        txn.produce(topic, value=f"open-{i}".encode(), partition=0)
+    assert txn.flush(STEP) == 0  # on the source's log, never committed
+    plain = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap})
+    for i in range(5):
+        plain.produce(topic, value=f"plain-{i}".encode(), partition=1)
+    assert plain.flush(STEP) == 0
+    src_lso, _ = lso_and_end(src.bootstrap, topic, 2)
+    # The mirror copies up to the source's LSO: partition 0 stops at the open transaction.
+    wait_until(lambda: watermarks_of(dst.bootstrap, topic, 2) == src_lso, STEP, "the copy")
+    assert_one_line_error_code(run_mirra("produce", "--bootstrap-server", dst.bootstrap,
+                                          "--topic", topic, input="x\n"), "read-only")
+
+    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--remove", "--mirror",
+                       "dr", "--topic", topic))
+    dst_lso, dst_end = lso_and_end(dst.bootstrap, topic, 2)
+    assert dst_lso == dst_end, (dst_lso, dst_end)  # nothing above the LSO survived
+    assert f"0:{dst_lso[0]}, 1:{dst_lso[1]}" in out, out
+    rows = states(dst, topic)
+    assert [(rows[p]["state"], rows[p]["lastMirroredOffset"]) for p in (0, 1)] == \
+        [("STOPPED", dst_lso[0]), ("STOPPED", dst_lso[1])]
+    # A read_committed consumer reads to the end without waiting on any transaction.
+    got = read_partitions(dst.bootstrap, topic, 2, "read_committed")
+    assert sorted(v for v in got if v.startswith("committed")) == \
+        sorted(f"committed-{i}" for i in range(10))
+    assert not any(v.startswith("open") for v in got)
+    # Writable now: a new idempotent producer gets a destination producer id (>= 0).
+    idem = confluent_kafka.Producer({"bootstrap.servers": dst.bootstrap,
+                                     "enable.idempotence": True})
+    delivered = []
+    idem.produce(topic, value=b"after-failover", partition=0,
+                 on_delivery=lambda err, m: delivered.append((err, m.offset())))
+    assert idem.flush(STEP) == 0
+    assert delivered == [(None, dst_lso[0])], delivered
+    (pid,) = struct.unpack_from(">q", segment_batches(dst, topic, 0)[-1], PID_AT)
+    assert pid >= 0, pid
+    # The failover is durable.
+    dst.restart()
+    rows = states(dst, topic)
+    assert rows[0]["state"] == "STOPPED" and rows[0]["lastMirroredOffset"] == dst_lso[0]
+    ok(run_mirra("produce", "--bootstrap-server", dst.bootstrap, "--topic", topic,
+                 "--partition", "1", input="still writable\n"))
+    txn.abort_transaction(STEP)
+
+
+def assert_one_line_error_code(r, fragment):
+    assert r.returncode == 1 and fragment in r.stderr, (r.returncode, r.stderr)
+
+
+def read_partitions(bootstrap, topic, partitions, isolation):
+    return [v[1].decode() for v in read_everything(bootstrap, topic, isolation,
+                                                   partitions).values()]

@@ -11,7 +11,6 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
-#include "mirror/mirror_admin.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -79,7 +78,7 @@ asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
                  fmt::format("topic \"{}\" is listed more than once in the request", t.name));
     } else {
       // A mirror topic's partitions follow its source's (MIRRORING.md §4, §8).
-      s = mirror::check_writable(ctx.broker->metadata->image(), t.name);
+      s = check_writable(ctx, t.name, -1);
       if (s.ok()) s = check_assignments(ctx, t);
     }
     if (s.ok()) {

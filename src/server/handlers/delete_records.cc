@@ -8,7 +8,6 @@
 
 #include "base/log.h"
 #include "cluster/partition_manager.h"
-#include "mirror/mirror_admin.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -57,7 +56,7 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
         continue;
       }
       // A mirror topic's log start follows its source (MIRRORING.md §4).
-      if (Status s = mirror::check_writable(ctx.broker->metadata->image(), t.name); !s.ok()) {
+      if (Status s = check_writable(ctx, t.name, p.partition_index); !s.ok()) {
         pr.error_code = error_number(s.code());
         continue;
       }

@@ -22,11 +22,15 @@ void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* r
   auto handle = ctx.broker->partitions->find(t.name, index);
   if (handle != nullptr) out.destination_log_end_offset = handle->offsets.log_end;
   out.state = static_cast<int8_t>(mirror::MirrorState::preparing);
+  if (const mirror::MirrorStateValue* v = ctx.broker->mirror_manager->states().get({t.id, index})) {
+    out.state = v->state;
+    out.previous_state = v->previous_state;
+    out.last_mirrored_offset = v->last_mirrored_offset;
+  }
   if (runner == nullptr) return;
   auto it = runner->status().find({t.name, index});
   if (it == runner->status().end()) return;
   const mirror::PartitionMirrorStatus& st = it->second;
-  out.state = static_cast<int8_t>(st.state);
   out.source_log_start_offset = st.source_log_start;
   out.source_high_watermark = st.source_high_watermark;
   if (st.source_high_watermark >= 0 && out.destination_log_end_offset >= 0) {

@@ -5,8 +5,16 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
 
 namespace mirra::server {
+
+Status check_writable(const RequestContext& ctx, std::string_view topic, int32_t partition) {
+  const mirror::MirrorManager* m = ctx.broker->mirror_manager;
+  return mirror::check_writable(ctx.broker->metadata->image(), m ? &m->states() : nullptr, topic,
+                                partition);
+}
 
 std::string client_host(const RequestContext& ctx) {
   const std::string& peer = ctx.connection != nullptr ? ctx.connection->peer : std::string();
@@ -17,7 +25,8 @@ std::string client_host(const RequestContext& ctx) {
 }
 
 bool is_internal_topic(std::string_view name) {
-  return name == "__consumer_offsets" || name == "__transaction_state";
+  return name == "__consumer_offsets" || name == "__transaction_state" ||
+         name == "__mirror_state";
 }
 
 ErrorCode check_leader_epoch(int32_t requested, int32_t current) {

@@ -35,6 +35,10 @@ constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 // The client's address as Kafka reports it in group member descriptions ("/127.0.0.1").
 std::string client_host(const RequestContext& ctx);
 
+// READ_ONLY_TOPIC (mirror/mirror_admin.h) for a client write to a partition of a mirror topic
+// (-1: any of its partitions) that has not been failed over.
+Status check_writable(const RequestContext& ctx, std::string_view topic, int32_t partition);
+
 // The internal topics of the group and transaction coordinators.
 bool is_internal_topic(std::string_view name);
 

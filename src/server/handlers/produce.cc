@@ -10,7 +10,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
-#include "mirror/mirror_admin.h"
+#include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -61,7 +61,7 @@ Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
         fmt::format("{}-{} does not exist", topic, pd.index)));
     return slot;
   }
-  if (Status s = mirror::check_writable(ctx.broker->metadata->image(), topic); !s.ok()) {
+  if (Status s = check_writable(ctx, topic, pd.index); !s.ok()) {
     slot.response = partition_error(pd.index, s);
     return slot;
   }

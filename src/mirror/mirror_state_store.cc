@@ -1,0 +1,69 @@
+#include "mirror/mirror_state_store.h"
+
+#include <fmt/format.h>
+
+#include "base/java_hash.h"
+#include "base/log.h"
+
+namespace mirra::mirror {
+namespace {
+
+constexpr const char* kMirraLogComponent = "mirror";
+
+}  // namespace
+
+int32_t MirrorStateStore::partition_of(const MirrorStateKey& key) const {
+  return java_hash_partition(key.topic_id.to_string(), topic_.partition_count());
+}
+
+asio::awaitable<Status> MirrorStateStore::load() {
+  if (!topic_.exists()) co_return Status::OK();
+  if (Status s = co_await topic_.ensure_created(); !s.ok()) co_return s;  // partitions open
+  for (int32_t p = 0; p < topic_.partition_count(); ++p) {
+    auto entries = co_await topic_.read_all(p);
+    if (!entries.ok()) co_return entries.status();
+    for (const cluster::InternalEntry& e : entries.value()) {
+      if (e.marker_commit || e.record.key.empty()) continue;
+      auto key = decode_state_key(e.record.key);
+      if (!key.ok()) co_return key.status();
+      if (!e.record.value) {
+        states_.erase(key.value());
+        continue;
+      }
+      auto value = decode_state_value(*e.record.value);
+      if (!value.ok()) co_return value.status();
+      states_[key.value()] = std::move(value.value());
+    }
+  }
+  MIRRA_LOG_INFO("loaded {} mirror partition state(s) from {}", states_.size(), topic_.name());
+  co_return Status::OK();
+}
+
+const MirrorStateValue* MirrorStateStore::get(const MirrorStateKey& key) const {
+  auto it = states_.find(key);
+  return it == states_.end() ? nullptr : &it->second;
+}
+
+int32_t MirrorStateStore::epoch_of(const MirrorStateKey& key) const {
+  const MirrorStateValue* v = get(key);
+  return v == nullptr ? -1 : v->state_epoch;
+}
+
+asio::awaitable<Status> MirrorStateStore::put(const MirrorStateKey& key, MirrorStateValue value,
+                                              int32_t expected_epoch) {
+  if (writing_.count(key) || epoch_of(key) != expected_epoch) {
+    co_return Status(ErrorCode::INVALID_MIRROR_STATE,
+                     fmt::format("the state of partition {} of topic {} changed meanwhile",
+                                 key.partition, key.topic_id.to_string()));
+  }
+  if (Status s = co_await topic_.ensure_created(); !s.ok()) co_return s;
+  value.state_epoch = expected_epoch + 1;
+  writing_.insert(key);
+  std::vector<cluster::InternalRecord> records{{encode_state_key(key), encode_state_value(value)}};
+  Status s = co_await topic_.append(partition_of(key), std::move(records));
+  writing_.erase(key);
+  if (s.ok()) states_[key] = std::move(value);
+  co_return s;
+}
+
+}  // namespace mirra::mirror

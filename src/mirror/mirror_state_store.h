@@ -1,0 +1,42 @@
+// MirrorStateStore: the durable state of every mirror partition (MIRRORING.md §3) in the
+// compacted internal topic `__mirror_state`, owned by this broker's mirror manager (the
+// MirrorCoordinator of a single node). A state is appended before it is adopted, and each write
+// names the state epoch it expects, so that a writer working from a stale read is fenced
+// (INVALID_MIRROR_STATE).
+//
+// Threading: the core thread.
+#pragma once
+
+#include <map>
+#include <set>
+
+#include "base/asio.h"
+#include "cluster/internal_topic.h"
+#include "mirror/mirror_state_records.h"
+
+namespace mirra::mirror {
+
+class MirrorStateStore {
+ public:
+  explicit MirrorStateStore(cluster::InternalTopic& topic) : topic_(topic) {}
+
+  // Reads every partition of the topic, if it exists (start-up).
+  asio::awaitable<Status> load();
+  const MirrorStateValue* get(const MirrorStateKey& key) const;
+  const std::map<MirrorStateKey, MirrorStateValue>& all() const { return states_; }
+  // The state epoch a write must expect: the stored one, or -1 for a key never written.
+  int32_t epoch_of(const MirrorStateKey& key) const;
+  // Persists `value` (its state_epoch becomes expected + 1) and adopts it. INVALID_MIRROR_STATE
+  // when the stored epoch is not `expected_epoch` or another write of the key is in flight.
+  asio::awaitable<Status> put(const MirrorStateKey& key, MirrorStateValue value,
+                              int32_t expected_epoch);
+
+ private:
+  int32_t partition_of(const MirrorStateKey& key) const;
+
+  cluster::InternalTopic& topic_;
+  std::map<MirrorStateKey, MirrorStateValue> states_;
+  std::set<MirrorStateKey> writing_;
+};
+
+}  // namespace mirra::mirror
