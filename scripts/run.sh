@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs what Mirra needs, builds it, and runs its main job: a broker on 127.0.0.1:9092 with
-# its data in ./data (the embedded defaults), until Ctrl-C or SIGTERM. Extra arguments go to
-# `mirra server`, e.g. `scripts/run.sh config/server.properties --override num.partitions=3`.
-# (Once mirroring lands, the main job becomes a demo mirroring between two local brokers.)
+# Installs what Mirra needs, builds it, and runs its main job: the mirroring demo
+# (scripts/demo.sh: two local brokers, a topic mirrored from one into the other, the describe
+# table until the lag is 0, then a failover). `scripts/run.sh --broker [args]` runs one broker
+# on 127.0.0.1:9092 with its data in ./data instead, until Ctrl-C or SIGTERM; the arguments go to
+# `mirra server`, e.g. `scripts/run.sh --broker config/server.properties`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build --target mirra
-exec build/mirra server "$@"
+if [ "${1:-}" = "--broker" ]; then
+  shift
+  exec build/mirra server "$@"
+fi
+exec scripts/demo.sh
