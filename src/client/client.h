@@ -129,6 +129,10 @@ class Client {
   // The failover of topics (names and regular expressions): per topic, each partition's LMO.
   asio::awaitable<Result<std::vector<MirrorTopicResult>>> remove_topics_from_mirror(
       std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
+  // The LMOs the cluster's failovers recorded for `partitions` of `topic` mirrored from the
+  // cluster `requester_cluster_id`, in the order asked; -1 where none (LastMirroredOffsets).
+  asio::awaitable<Result<std::vector<int64_t>>> last_mirrored_offsets(
+      std::string requester_cluster_id, Uuid topic, std::vector<int32_t> partitions);
   // These mirrors (nullopt: every one), per partition.
   asio::awaitable<Result<std::vector<MirrorDescription>>> describe_mirrors(
       std::optional<std::vector<std::string>> names);

@@ -93,6 +93,34 @@ asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::remove_topics_fr
   co_return topic_results(reply->body, mirror);
 }
 
+asio::awaitable<Result<std::vector<int64_t>>> Client::last_mirrored_offsets(
+    std::string requester_cluster_id, Uuid topic, std::vector<int32_t> partitions) {
+  protocol::LastMirroredOffsetsRequest req;
+  req.source_cluster_id = requester_cluster_id;
+  auto& t = req.topics.emplace_back();
+  t.topic_id = topic;
+  t.partitions = partitions;
+  auto reply =
+      co_await send_admin(req, true, not_controller<protocol::LastMirroredOffsetsResponse>);
+  if (!reply.ok()) co_return reply.status();
+  const auto& r = reply->body;
+  if (Status s = status_from(r.error_code, std::nullopt, "last mirrored offsets"); !s.ok()) {
+    co_return s;
+  }
+  std::vector<int64_t> out(partitions.size(), -1);
+  for (const auto& rt : r.topics) {
+    if (rt.topic_id != topic) continue;
+    for (const auto& p : rt.partitions) {
+      for (size_t i = 0; i < partitions.size(); ++i) {
+        if (partitions[i] == p.partition_index && p.error_code == 0) {
+          out[i] = p.last_mirrored_offset;
+        }
+      }
+    }
+  }
+  co_return out;
+}
+
 asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors(
     std::optional<std::vector<std::string>> names) {
   protocol::DescribeMirrorsRequest req;

@@ -220,6 +220,22 @@ asio::awaitable<Status> TopicAdmin::create_partitions(const std::string& name, i
   co_return co_await store_.change(build, then);
 }
 
+asio::awaitable<Status> TopicAdmin::set_mirror_name(const std::string& name,
+                                                    const std::string& mirror) {
+  auto build = [&](const MetadataImage& image) -> Result<Records> {
+    if (image.topic(name) == nullptr) {
+      return error(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                   fmt::format("topic \"{}\" does not exist", name));
+    }
+    return Records{metadata::ConfigRecord{2, name, std::string(kMirrorNameConfig), mirror}};
+  };
+  auto after = [&](const MetadataImage&) -> asio::awaitable<void> {
+    MIRRA_LOG_INFO("topic {}: config {}={}", name, kMirrorNameConfig, mirror);
+    co_return;
+  };
+  co_return co_await store_.change(build, after);
+}
+
 asio::awaitable<Status> TopicAdmin::alter_topic_configs(
     const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only) {

@@ -66,6 +66,9 @@ class TopicAdmin {
   asio::awaitable<Status> create_partitions(const std::string& name, int32_t count,
                                             bool validate_only);
   // Sets (value) or removes (nullopt) topic config overrides.
+  // Makes an existing topic a mirror topic of `mirror` (a failback), bypassing the client rule
+  // that mirror.name cannot be set.
+  asio::awaitable<Status> set_mirror_name(const std::string& name, const std::string& mirror);
   asio::awaitable<Status> alter_topic_configs(
       const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
       bool validate_only);

@@ -24,6 +24,15 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
   return out;
 }
 
+int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic) {
+  for (const metadata::PartitionInfo& p : topic.partitions) {
+    const MirrorStateValue* v = states.get({topic.id, p.partition});
+    if (v == nullptr) return static_cast<int8_t>(MirrorState::preparing);
+    if (static_cast<MirrorState>(v->state) != MirrorState::stopped) return v->state;
+  }
+  return static_cast<int8_t>(MirrorState::stopped);
+}
+
 Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
                       std::string_view topic, int32_t partition) {
   const metadata::TopicInfo* t = image.topic(topic);

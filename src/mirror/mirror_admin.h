@@ -28,6 +28,10 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
 Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
                       std::string_view topic, int32_t partition);
 
+// A topic's state as ListMirrors shows it: STOPPED when every partition is, else the state of
+// the first partition that is not (PREPARING for one without a state yet).
+int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic);
+
 class MirrorAdmin {
  public:
   explicit MirrorAdmin(cluster::MetadataStore& store) : store_(store) {}

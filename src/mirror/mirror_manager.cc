@@ -95,10 +95,12 @@ asio::awaitable<Status> MirrorManager::start() {
 
 asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
                                                    const std::string& mirror, MirrorState state,
-                                                   int64_t lmo) {
+                                                   int64_t lmo,
+                                                   const std::string& source_cluster_id) {
   MirrorStateValue v;
   if (const MirrorStateValue* old = states_.get(key)) v = *old;
   v.mirror = mirror;
+  if (!source_cluster_id.empty()) v.source_cluster_id = source_cluster_id;
   v.previous_state = v.state;
   v.state = static_cast<int8_t>(state);
   if (lmo >= 0) v.last_mirrored_offset = lmo;
@@ -237,6 +239,9 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
     co_return Status(md.status().code(), fmt::format("cannot read the topics of mirror {}'s "
                                                      "source: {}", mirror, md.status().message()));
   }
+  auto cluster = co_await runner->source().describe_cluster();
+  if (!cluster.ok()) co_return cluster.status();
+  const std::string cluster_id = cluster->cluster_id;
   const std::string include = runner->config("mirror.topics.include");
   const std::string exclude = runner->config("mirror.topics.exclude");
   std::vector<AddedTopic> out;
@@ -252,7 +257,7 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
                                                      "mirror.topics.include/exclude", name,
                                                      mirror))});
     } else {
-      out.push_back(co_await add_topic(*runner, *t));
+      out.push_back(co_await add_topic(*runner, *t, cluster_id));
     }
   }
   for (const client::TopicInfo& t : md->topics) {
@@ -262,7 +267,7 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
     }
     const bool named = std::find(names.begin(), names.end(), t.name) != names.end();
     if (matches_one(regexes.value(), t.name) && !named) {
-      out.push_back(co_await add_topic(*runner, t));
+      out.push_back(co_await add_topic(*runner, t, cluster_id));
     }
   }
   runner->wake();
@@ -295,29 +300,44 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   co_return out;
 }
 
-asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
-                                                     const client::TopicInfo& source) {
-  AddedTopic out{source.name, source.id, Status::OK()};
-  const metadata::TopicInfo* existing = store_.image().topic(source.name);
-  if (existing != nullptr) {
-    auto m = existing->configs.find(std::string(cluster::kMirrorNameConfig));
-    if (m != existing->configs.end() && m->second != runner.name()) {
-      out.status = Status(ErrorCode::TOPIC_ALREADY_IN_MIRROR,
-                          fmt::format("topic {} belongs to mirror {}", source.name, m->second));
-    } else if (m != existing->configs.end()) {
-      out.id = existing->id;  // already mirrored by this mirror: nothing to do
-    } else if (source.id.is_zero() || existing->id != source.id) {
-      out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
-                          fmt::format("topic {} exists here with another topic id ({}, the "
-                                      "source's is {})", source.name, existing->id.to_string(),
-                                      source.id.to_string()));
-    } else {
-      out.status = Status(ErrorCode::INVALID_REQUEST,
-                          fmt::format("topic {} exists here with the source's topic id: that is "
-                                      "a failback, which Mirra cannot do yet", source.name));
-    }
-    co_return out;
+std::optional<AddedTopic> MirrorManager::existing_topic_outcome(
+    const MirrorRunner& runner, const client::TopicInfo& source,
+    const metadata::TopicInfo& existing) const {
+  AddedTopic out{source.name, existing.id, Status::OK()};
+  auto m = existing.configs.find(std::string(cluster::kMirrorNameConfig));
+  const bool ours = m != existing.configs.end() && m->second == runner.name();
+  if (m != existing.configs.end() && !ours) {
+    out.status = Status(ErrorCode::TOPIC_ALREADY_IN_MIRROR,
+                        fmt::format("topic {} belongs to mirror {}", source.name, m->second));
+    return out;
   }
+  if (ours && topic_state(states_, existing) != static_cast<int8_t>(MirrorState::stopped)) {
+    return out;  // already mirrored by this mirror: nothing to do
+  }
+  if (!ours && (source.id.is_zero() || existing.id != source.id)) {
+    out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
+                        fmt::format("topic {} exists here with another topic id ({}, the "
+                                    "source's is {})", source.name, existing.id.to_string(),
+                                    source.id.to_string()));
+    return out;
+  }
+  return std::nullopt;  // the same topic seen from the other side (§6): restart it
+}
+
+asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
+                                                     const client::TopicInfo& source,
+                                                     const std::string& source_cluster_id) {
+  const metadata::TopicInfo* existing = store_.image().topic(source.name);
+  if (existing == nullptr) co_return co_await create_mirror_topic(runner, source, source_cluster_id);
+  if (auto outcome = existing_topic_outcome(runner, source, *existing)) co_return *outcome;
+  // A restart after a failover, or a failback. A copy: the image changes while it restarts.
+  const metadata::TopicInfo topic = *existing;
+  co_return co_await restart_topic(runner, topic, source_cluster_id);
+}
+
+asio::awaitable<AddedTopic> MirrorManager::create_mirror_topic(
+    MirrorRunner& runner, const client::TopicInfo& source, const std::string& source_cluster_id) {
+  AddedTopic out{source.name, source.id, Status::OK()};
   auto configs = co_await source_topic_configs(runner, source.name);
   if (!configs.ok()) {
     out.status = configs.status();
@@ -339,7 +359,9 @@ asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
   out.id = created.value();
   for (size_t p = 0; p < source.partitions.size(); ++p) {
     const MirrorStateKey key{out.id, static_cast<int32_t>(p)};
-    if (Status s = co_await write_state(key, runner.name(), MirrorState::preparing); !s.ok()) {
+    if (Status s = co_await write_state(key, runner.name(), MirrorState::preparing, -1,
+                                        source_cluster_id);
+        !s.ok()) {
       out.status = s;
       co_return out;
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,10 +22,18 @@
 
 namespace mirra::mirror {
 
+// Where a restarted partition was truncated before mirroring resumed (§6).
+struct PartitionRestart {
+  int32_t partition = 0;
+  int64_t truncated_to = -1;
+  int64_t discarded = 0;  // offsets dropped above the truncation point
+};
+
 struct AddedTopic {
   std::string name;
   Uuid id;
   Status status;
+  std::vector<PartitionRestart> restarts = {};  // a failback or a restart after a failover
 };
 
 // A failover's outcome for one topic: per partition the LMO it recorded.
@@ -77,11 +86,29 @@ class MirrorManager {
   const MirrorRunner* runner(const std::string& mirror) const;
 
  private:
-  asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source);
+  asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source,
+                                        const std::string& source_cluster_id);
+  // For a source topic that exists here: the answer (refused, or already mirrored), or nullopt
+  // when it is to be restarted.
+  std::optional<AddedTopic> existing_topic_outcome(const MirrorRunner& runner,
+                                                   const client::TopicInfo& source,
+                                                   const metadata::TopicInfo& existing) const;
+  asio::awaitable<AddedTopic> create_mirror_topic(MirrorRunner& runner,
+                                                  const client::TopicInfo& source,
+                                                  const std::string& source_cluster_id);
+  // mirror_failback.cc: the loop check, the truncation point of each partition (the source's
+  // LMO for us, else our own LMO, else 0), the truncation, then PREPARING.
+  asio::awaitable<AddedTopic> restart_topic(MirrorRunner& runner, const metadata::TopicInfo& topic,
+                                            const std::string& source_cluster_id);
+  asio::awaitable<Status> check_no_loop(MirrorRunner& runner, const std::string& topic);
+  asio::awaitable<Result<PartitionRestart>> truncate_for_restart(const metadata::TopicInfo& topic,
+                                                                 int32_t partition,
+                                                                 int64_t point);
   asio::awaitable<Result<std::map<std::string, std::string>>> source_topic_configs(
       MirrorRunner& runner, const std::string& topic);
   asio::awaitable<Status> write_state(const MirrorStateKey& key, const std::string& mirror,
-                                      MirrorState state, int64_t lmo = -1);
+                                      MirrorState state, int64_t lmo = -1,
+                                      const std::string& source_cluster_id = "");
   // Steps 1-5 of §5 for one partition; returns its LMO.
   asio::awaitable<Result<int64_t>> stop_partition(const std::string& mirror,
                                                   const metadata::TopicInfo& topic,

@@ -41,6 +41,7 @@ protocol::Bytes encode_state_value(const MirrorStateValue& v) {
   protocol::Writer w(out);
   w.write_int16(kMirrorStateValueVersion);
   w.write_string(kCompact, v.mirror);
+  w.write_string(kCompact, v.source_cluster_id);
   w.write_int8(v.state);
   w.write_int8(v.previous_state);
   w.write_int64(v.last_mirrored_offset);
@@ -65,6 +66,7 @@ Result<MirrorStateValue> decode_state_value(std::span<const uint8_t> bytes) {
                                   [](protocol::Reader& r) {
     MirrorStateValue v;
     r.read_string(kCompact, v.mirror);
+    r.read_string(kCompact, v.source_cluster_id);
     v.state = r.read_int8();
     v.previous_state = r.read_int8();
     v.last_mirrored_offset = r.read_int64();

@@ -30,6 +30,7 @@ struct MirrorStateKey {
 
 struct MirrorStateValue {
   std::string mirror;
+  std::string source_cluster_id;  // the source's cluster id ("" unknown): failback asks by it
   int8_t state = 0;           // a MirrorState
   int8_t previous_state = -1;
   int64_t last_mirrored_offset = -1;  // the LMO, set by a failover

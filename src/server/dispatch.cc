@@ -61,6 +61,7 @@ std::vector<Handler> build_table() {
   table[protocol::AddTopicsToMirrorRequest::kApiKey] = &handle_add_topics_to_mirror;
   table[protocol::DescribeMirrorsRequest::kApiKey] = &handle_describe_mirrors;
   table[protocol::RemoveTopicsFromMirrorRequest::kApiKey] = &handle_remove_topics_from_mirror;
+  table[protocol::LastMirroredOffsetsRequest::kApiKey] = &handle_last_mirrored_offsets;
   return table;
 }
 

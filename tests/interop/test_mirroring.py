@@ -340,3 +340,70 @@ def assert_one_line_error_code(r, fragment):
 def read_partitions(bootstrap, topic, partitions, isolation):
     return [v[1].decode() for v in read_everything(bootstrap, topic, isolation,
                                                    partitions).values()]
+
+
+def produce_idempotent(bootstrap, topic, values, partition):
+    p = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
+    for v in values:
+        p.produce(topic, value=v.encode(), partition=partition)
+    assert p.flush(STEP) == 0
+
+
+def pids(broker, topic, partition):
+    return [struct.unpack_from(">q", b, PID_AT)[0] for b in segment_batches(broker, topic, partition)]
+
+
+def mirror_cmd(broker, *args):
+    return run_mirra("mirror", "--bootstrap-server", broker.bootstrap, *args)
+
+
+def test_failback_copies_only_the_delta(make_broker, tmp_path):
+    a = make_broker(name="cluster-a")
+    b = make_broker(name="cluster-b")
+    topic = "events"
+    ok(run_mirra("topics", "--bootstrap-server", a.bootstrap, "--create", "--topic", topic,
+                 "--partitions", "1"))
+    produce_idempotent(a.bootstrap, topic, [f"a{i}" for i in range(20)], 0)
+    start_mirror(a, b, tmp_path, topic, name="dr")
+    wait_until(lambda: watermarks_of(b.bootstrap, topic, 1) == [20], STEP, "the copy to B")
+    ok(mirror_cmd(b, "--remove", "--mirror", "dr", "--topic", topic))  # failover to B: LMO 20
+    produce_idempotent(b.bootstrap, topic, [f"b{i}" for i in range(10)], 0)  # the new primary
+    produce_idempotent(a.bootstrap, topic, [f"stale{i}" for i in range(5)], 0)  # A diverges
+
+    # A mirrors back from B: the same topic id, so a failback to B's LMO for A.
+    cfg = tmp_path / "back.properties"
+    cfg.write_text(f"bootstrap.servers={b.bootstrap}\n")
+    ok(mirror_cmd(a, "--create", "--mirror", "back", "--mirror-config", str(cfg)))
+    ok(mirror_cmd(a, "--add", "--mirror", "back", "--topic", topic))
+    assert "restarting events-0 at offset 20 (5 offset(s) above it discarded)" in a.log()
+    wait_until(lambda: watermarks_of(a.bootstrap, topic, 1) == watermarks_of(b.bootstrap, topic, 1),
+               STEP, "A to catch up with B")
+    assert read_everything(a.bootstrap, topic, "read_uncommitted", 1) == \
+        read_everything(b.bootstrap, topic, "read_uncommitted", 1)
+    values = read_partitions(a.bootstrap, topic, 1, "read_uncommitted")
+    assert values == [f"a{i}" for i in range(20)] + [f"b{i}" for i in range(10)]
+    # Only the delta was copied: A's own batches below the LMO are untouched (their producer
+    # ids are A's, >= 0), the batches above it came from B (rewritten, <= -2).
+    below, above = [], []
+    for batch in segment_batches(a, topic, 0):
+        (base,) = struct.unpack_from(">q", batch, 0)
+        (pid,) = struct.unpack_from(">q", batch, PID_AT)
+        (below if base < 20 else above).append(pid)
+    assert below and all(p >= 0 for p in below), below
+    assert above and all(p <= -2 for p in above), above
+
+    # While A mirrors events from B, B cannot mirror it back from A: that would be a loop.
+    r = mirror_cmd(b, "--add", "--mirror", "dr", "--topic", topic)
+    assert r.returncode == 1 and "loop" in r.stderr, r.stderr
+
+    # Second round: fail over to A, write there, and B mirrors from A again from A's LMO.
+    ok(mirror_cmd(a, "--remove", "--mirror", "back", "--topic", topic))
+    produce_idempotent(a.bootstrap, topic, [f"a2-{i}" for i in range(7)], 0)
+    ok(mirror_cmd(b, "--add", "--mirror", "dr", "--topic", topic))
+    wait_until(lambda: watermarks_of(b.bootstrap, topic, 1) == watermarks_of(a.bootstrap, topic, 1),
+               STEP, "B to catch up with A")
+    assert read_everything(b.bootstrap, topic, "read_uncommitted", 1) == \
+        read_everything(a.bootstrap, topic, "read_uncommitted", 1)
+    assert read_partitions(b.bootstrap, topic, 1, "read_uncommitted")[-7:] == \
+        [f"a2-{i}" for i in range(7)]
+    assert "restarting events-0 at offset 30 (0 offset(s) above it discarded)" in b.log()

@@ -9,6 +9,7 @@ namespace {
 MirrorStateValue sample() {
   MirrorStateValue v;
   v.mirror = "dr";
+  v.source_cluster_id = "9xbNDNgUQXSa-wlaZZ9Rjw";
   v.state = static_cast<int8_t>(MirrorState::stopped);
   v.previous_state = static_cast<int8_t>(MirrorState::stopping);
   v.last_mirrored_offset = 1234;

@@ -24,6 +24,12 @@ asio::awaitable<HandlerResult> handle_add_topics_to_mirror(RequestContext& ctx) 
     out.topic_id = t.id;
     out.error_code = error_number(t.status.code());
     if (!t.status.ok()) out.error_message = t.status.message();
+    for (const mirror::PartitionRestart& r : t.restarts) {
+      auto& p = out.partitions.emplace_back();
+      p.partition_index = r.partition;
+      p.truncated_to_offset = r.truncated_to;
+      p.discarded_records = r.discarded;
+    }
   }
   co_return respond(ctx, resp);
 }

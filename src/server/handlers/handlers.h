@@ -47,6 +47,7 @@ asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_add_topics_to_mirror(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_remove_topics_from_mirror(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_last_mirrored_offsets(RequestContext& ctx);
 
 // KIP-588: PRODUCER_FENCED is new in InitProducerId v4 and in AddPartitionsToTxn,
 // AddOffsetsToTxn and EndTxn v2. Older clients do not know it and get INVALID_PRODUCER_EPOCH,

@@ -7,6 +7,7 @@
 
 #include "cluster/metadata_store.h"
 #include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -35,7 +36,7 @@ asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx) {
       auto& topic = out.topics.emplace_back();
       topic.name = t->name;
       topic.topic_id = t->id;
-      topic.state = -1;  // partition states come with the mirror coordinator (__mirror_state)
+      topic.state = mirror::topic_state(ctx.broker->mirror_manager->states(), *t);
     }
   }
   co_return respond(ctx, resp);
