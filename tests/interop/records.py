@@ -1,4 +1,5 @@
-"""Test data and the record-for-record comparison shared by the interop tests."""
+"""Test data, the record-for-record comparison and a read-to-the-end consumer shared by the
+interop tests."""
 import itertools
 import time
 
@@ -92,3 +93,31 @@ def assert_same_records(expected, consumed, what, ts_window=None):
         problems.append(f"missing (partition, offset): {sorted(e_keys - g_keys)[:10]}; "
                         f"unexpected: {sorted(g_keys - e_keys)[:10]}")
     assert not problems, f"{what}:\n" + "\n".join(problems)
+
+
+def read_to_end(bootstrap, topic, partitions, isolation, timeout):
+    """Every message a python3-confluent-kafka consumer with `isolation` reads from offset 0 of
+    each partition up to the end it sees (the high watermark, or the LSO for read_committed),
+    in the order read."""
+    import confluent_kafka
+    from confluent_kafka import KafkaError, TopicPartition
+    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "reader",
+                                  "isolation.level": isolation, "enable.auto.commit": False,
+                                  "enable.partition.eof": True})
+    try:
+        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        out, eof = [], set()
+        deadline = time.monotonic() + timeout
+        while len(eof) < partitions:
+            assert time.monotonic() < deadline, f"read {len(out)} records, eof on {eof} only"
+            m = c.poll(0.5)
+            if m is None:
+                continue
+            if m.error():
+                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
+                eof.add(m.partition())
+                continue
+            out.append(m)
+        return out
+    finally:
+        c.close()

@@ -17,6 +17,7 @@ import confluent_kafka
 from confluent_kafka import KafkaError, TopicPartition
 
 import clients
+from records import read_to_end
 from mirra_testlib import run_mirra, wait_until
 
 PARTITIONS = 8
@@ -67,26 +68,8 @@ def produce_everything(bootstrap, topic, tag):
 def read_everything(bootstrap, topic, isolation, partitions=PARTITIONS):
     """Every record a consumer with `isolation` reads from offset 0 to the end it sees:
     {(partition, offset): (key, value, headers, timestamp)}."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "reader",
-                                  "isolation.level": isolation, "enable.auto.commit": False,
-                                  "enable.partition.eof": True})
-    try:
-        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-        out, eof = {}, set()
-        deadline = time.monotonic() + STEP
-        while len(eof) < partitions:
-            assert time.monotonic() < deadline, f"read {len(out)} records, eof on {eof} only"
-            m = c.poll(0.5)
-            if m is None:
-                continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                eof.add(m.partition())
-                continue
-            out[(m.partition(), m.offset())] = (m.key(), m.value(), m.headers(), m.timestamp())
-        return out
-    finally:
-        c.close()
+    return {(m.partition(), m.offset()): (m.key(), m.value(), m.headers(), m.timestamp())
+            for m in read_to_end(bootstrap, topic, partitions, isolation, STEP)}
 
 
 def describe(dst):

@@ -16,6 +16,7 @@ import confluent_kafka
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 import clients
+from records import read_to_end
 from mirra_testlib import request, round_trip, wait_until
 
 SWEEP = {"transaction.abort.timed.out.transaction.cleanup.interval.ms": 200,
@@ -46,26 +47,8 @@ def watermarks(bootstrap, topic, partitions, isolation):
 def read_all(bootstrap, topic, partitions, isolation, timeout=STEP):
     """Every record a consumer with `isolation` reads from offset 0 up to the end it sees
     (the high watermark, or the LSO for read_committed): [(partition, offset, value)]."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "reader",
-                                  "isolation.level": isolation, "enable.auto.commit": False,
-                                  "enable.partition.eof": True})
-    try:
-        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-        out, eof = [], set()
-        deadline = time.monotonic() + timeout
-        while len(eof) < partitions:
-            assert time.monotonic() < deadline, f"read {len(out)} records, eof on {eof} only"
-            m = c.poll(0.5)
-            if m is None:
-                continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                eof.add(m.partition())
-                continue
-            out.append((m.partition(), m.offset(), m.value().decode()))
-        return out
-    finally:
-        c.close()
+    return [(m.partition(), m.offset(), m.value().decode())
+            for m in read_to_end(bootstrap, topic, partitions, isolation, timeout)]
 
 
 def values(records, partition=None):
