@@ -217,9 +217,10 @@ asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Part
   if (!batches.ok()) co_return batches.status();
   if (batches->empty()) co_return Status::OK();
   auto bytes = std::make_shared<protocol::Bytes>(std::move(batches.value()));
-  auto appended = co_await partitions_.run(p, [bytes](storage::PartitionLog& log) {
-    return log.append_mirrored(*bytes, now_ms());
-  });
+  // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice, and this
+  // one owns a shared_ptr.
+  auto job = [bytes](storage::PartitionLog& log) { return log.append_mirrored(*bytes, now_ms()); };
+  auto appended = co_await partitions_.run(p, job);
   if (!appended.ok()) co_return appended.status();
   p->wake_waiters();  // long-polling consumers of the destination see the new data
   co_return Status::OK();
