@@ -249,7 +249,8 @@ int run_mirror(const MirrorArgs& a) {
 void add_mirror_command(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<MirrorArgs>();
   CLI::App* sub = app.add_subcommand(
-      "mirror", "Create, list and delete mirrors of source clusters (like kafka-mirror.sh)");
+      "mirror", "Manage mirrors of source clusters: create, add topics, describe, fail over, "
+                "delete (like kafka-mirror.sh)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_option("--command-config", a->command_config, "Client properties file");
   sub->add_option("--command-property", a->command_properties, "Client property key=value");

@@ -4,6 +4,7 @@
 // fuzzer: everything but the sockets is the production code.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -57,6 +58,16 @@ class InProcessBroker {
   void poll() { io_.poll(); }
   // Runs the core loop for `d` (timers included: e.g. the group coordinator's sweep).
   void run_for(std::chrono::milliseconds d) { io_.run_for(d); }
+  // Runs the core loop (timers included) until `done` holds; false after `limit`.
+  template <typename F>
+  bool run_until(F done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      run_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  }
   // Decodes a finished call's response.
   template <typename Resp>
   Result<Resp> response_of(const Call& call, int16_t version) {

@@ -148,12 +148,7 @@ class GroupTest : public ::testing::Test {
   // Runs the broker's loop until `done` holds, for at most 10 s.
   template <typename F>
   bool eventually(F done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      broker_->run_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return broker_->run_until(done);
   }
 
   std::unique_ptr<InProcessBroker> broker_;

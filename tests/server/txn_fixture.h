@@ -100,15 +100,10 @@ class TxnFixture : public ::testing::Test {
     start({"log.dirs=" + restart_dir_});
   }
 
-  // Runs the broker's loop (timers included) until `done` holds, for at most 10 s.
+  // Runs the broker's loop until `done` holds, for at most 10 s.
   template <typename F>
   bool eventually(F done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      broker_->run_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return broker_->run_until(done);
   }
 
   void create_topic(const std::string& name, int32_t partitions) {
