@@ -1,6 +1,6 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
-// kafka-mirror.sh (MIRRORING.md §7). Built so far: --create, --delete, --list, --add,
-// --describe, --remove (failover).
+// kafka-mirror.sh (MIRRORING.md §7): --create, --delete, --list, --add, --describe, --remove
+// (failover), --pause, --resume (which also recovers FAILED partitions).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/table.h"
+#include "mirror/mirror_admin.h"
 
 namespace mirra::cli {
 namespace {
@@ -26,6 +27,7 @@ struct MirrorArgs {
   std::vector<std::string> command_properties;
   bool create = false, remove = false, list = false, add = false, describe = false;
   bool failover = false;  // --remove
+  bool pause = false, resume = false;
   bool json = false;
   std::string mirror;
   std::string mirror_config;
@@ -72,18 +74,20 @@ Result<std::vector<std::string>> client_properties(const MirrorArgs& a) {
 
 Status check_args(const MirrorArgs& a) {
   const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) +
-                      int(a.describe) + int(a.failover);
+                      int(a.describe) + int(a.failover) + int(a.pause) + int(a.resume);
   if (actions != 1) {
     return Status(ErrorCode::INVALID_REQUEST, "exactly one of --create, --delete, --add, "
-                                              "--remove, --list and --describe is needed");
+                                              "--remove, --pause, --resume, --list and "
+                                              "--describe is needed");
   }
-  if ((a.create || a.remove || a.add || a.failover) && a.mirror.empty()) {
-    return Status(ErrorCode::INVALID_REQUEST,
-                  "--mirror is required with --create, --delete, --add and --remove");
+  const bool topic_action = a.add || a.failover || a.pause || a.resume;
+  if ((a.create || a.remove || topic_action) && a.mirror.empty()) {
+    return Status(ErrorCode::INVALID_REQUEST, "--mirror is required with --create, --delete, "
+                                              "--add, --remove, --pause and --resume");
   }
-  if ((a.add || a.failover) != !a.topics.empty()) {
+  if (topic_action != !a.topics.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
-                  "--topic goes with --add and --remove, which need it");
+                  "--topic goes with --add, --remove, --pause and --resume, which need it");
   }
   if (a.json && !a.describe) {
     return Status(ErrorCode::INVALID_REQUEST, "--json goes with --describe only");
@@ -133,12 +137,26 @@ bool is_plain_name(const std::string& s) {
   });
 }
 
-// --add and --remove: the topics' outcomes, the first error as the command's.
+Result<std::vector<client::MirrorTopicResult>> send_topics_request(
+    client::SyncClient& c, const MirrorArgs& a, std::vector<std::string> names,
+    std::vector<std::string> patterns) {
+  if (a.add) return c.add_topics_to_mirror(a.mirror, std::move(names), std::move(patterns));
+  if (a.failover) {
+    return c.remove_topics_from_mirror(a.mirror, std::move(names), std::move(patterns));
+  }
+  client::Client& async = c.async();
+  if (a.pause) {
+    return c.run(async.pause_mirror_topics(a.mirror, std::move(names), std::move(patterns)));
+  }
+  return c.run(async.resume_mirror_topics(a.mirror, std::move(names), std::move(patterns)));
+}
+
+// --add, --remove, --pause and --resume: the topics' outcomes, the first error as the
+// command's.
 int topics_command(client::SyncClient& c, const MirrorArgs& a) {
   std::vector<std::string> names, patterns;
   for (const std::string& t : a.topics) (is_plain_name(t) ? names : patterns).push_back(t);
-  auto r = a.add ? c.add_topics_to_mirror(a.mirror, names, patterns)
-                 : c.remove_topics_from_mirror(a.mirror, names, patterns);
+  auto r = send_topics_request(c, a, std::move(names), std::move(patterns));
   if (!r.ok()) return fail(kCommand, r.status().message());
   std::string first_error;
   for (const client::MirrorTopicResult& t : r.value()) {
@@ -147,6 +165,8 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
     } else if (a.add) {
       fmt::print("Topic \"{}\" (id {}) is mirrored by \"{}\".\n", t.name, t.id.to_string(),
                  a.mirror);
+    } else if (a.pause || a.resume) {
+      fmt::print("Topic \"{}\" is {}.\n", t.name, a.pause ? "paused" : "mirrored again");
     } else {
       std::vector<std::string> lmos;
       for (const auto& [p, lmo] : t.last_mirrored_offsets) lmos.push_back(fmt::format("{}:{}", p, lmo));
@@ -159,11 +179,7 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
   return 0;
 }
 
-std::string state_name(int8_t state) {
-  static const char* const names[] = {"PREPARING", "MIRRORING", "PAUSED",
-                                      "STOPPING",  "STOPPED",   "FAILED"};
-  return state >= 0 && state < 6 ? names[state] : "-";
-}
+std::string state_name(int8_t state) { return std::string(mirror::mirror_state_name(state)); }
 
 std::string or_dash(int64_t v) { return v < 0 ? "-" : std::to_string(v); }
 
@@ -239,7 +255,7 @@ int run_mirror(const MirrorArgs& a) {
   client::SyncClient& c = *client.value();
   if (a.create) return create(c, a);
   if (a.remove) return remove(c, a);
-  if (a.add || a.failover) return topics_command(c, a);
+  if (a.add || a.failover || a.pause || a.resume) return topics_command(c, a);
   if (a.describe) return describe(c, a);
   return list(c);
 }
@@ -255,18 +271,24 @@ void add_mirror_command(CLI::App& app, CommandResult& result) {
   sub->add_option("--command-config", a->command_config, "Client properties file");
   sub->add_option("--command-property", a->command_properties, "Client property key=value");
   sub->add_flag("--create", a->create, "Create a mirror (--mirror, --mirror-config)");
-  sub->add_flag("--delete", a->remove, "Delete a mirror that has no topics");
+  sub->add_flag("--delete", a->remove, "Delete a mirror whose topics are all failed over");
   sub->add_flag("--list", a->list, "List the mirrors");
   sub->add_flag("--add", a->add, "Start mirroring source topics (--mirror, --topic)");
   sub->add_flag("--remove", a->failover,
                 "Fail topics over: stop mirroring them, truncate to the LSO, make writable "
+                "(--mirror, --topic)");
+  sub->add_flag("--pause", a->pause,
+                "Stop fetching topics; they stay read-only (--mirror, --topic)");
+  sub->add_flag("--resume", a->resume,
+                "Fetch paused topics again from their log end; recovers FAILED partitions too "
                 "(--mirror, --topic)");
   sub->add_flag("--describe", a->describe,
                 "Per partition: state, source high watermark, destination log end, lag, LMO, "
                 "retries, last error ([--mirror M] [--json])");
   sub->add_flag("--json", a->json, "With --describe: JSON");
   sub->add_option("--topic", a->topics,
-                  "With --add/--remove: a topic name or a regular expression (repeatable)");
+                  "With --add/--remove/--pause/--resume: a topic name or a regular expression "
+                  "(repeatable)");
   sub->add_option("--mirror", a->mirror, "The mirror's name");
   sub->add_option("--mirror-config", a->mirror_config,
                   "Properties file of the mirror's configs (bootstrap.servers, security, "

@@ -129,6 +129,12 @@ class Client {
   // The failover of topics (names and regular expressions): per topic, each partition's LMO.
   asio::awaitable<Result<std::vector<MirrorTopicResult>>> remove_topics_from_mirror(
       std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
+  // Pauses fetching (PAUSED, still read-only) / resumes it from the local log end; resuming
+  // a FAILED partition recovers it (its retry count starts over).
+  asio::awaitable<Result<std::vector<MirrorTopicResult>>> pause_mirror_topics(
+      std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
+  asio::awaitable<Result<std::vector<MirrorTopicResult>>> resume_mirror_topics(
+      std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
   // The LMOs the cluster's failovers recorded for `partitions` of `topic` mirrored from the
   // cluster `requester_cluster_id`, in the order asked; -1 where none (LastMirroredOffsets).
   asio::awaitable<Result<std::vector<int64_t>>> last_mirrored_offsets(
@@ -161,6 +167,11 @@ class Client {
   asio::awaitable<Status> refresh_metadata(const std::set<std::string>& topics);
   void merge_metadata(ClusterMetadata fresh, bool all_topics);
   asio::awaitable<void> backoff(int round);
+
+  // The mirror RPCs that name topics and patterns and answer per topic (client_mirrors.cc).
+  template <typename Req>
+  asio::awaitable<Result<std::vector<MirrorTopicResult>>> mirror_topics_call(
+      std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns);
 
   // Sends an admin request to the controller (or any broker), retrying transport failures and
   // the replies for which `misrouted` says NOT_CONTROLLER, with fresh metadata in between.

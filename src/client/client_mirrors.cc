@@ -74,23 +74,38 @@ Req topics_request(std::string mirror, std::vector<std::string> names,
 
 }  // namespace
 
-asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
+template <typename Req>
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::mirror_topics_call(
     std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
-  auto req = topics_request<protocol::AddTopicsToMirrorRequest>(mirror, std::move(names),
-                                                                std::move(patterns));
-  auto reply = co_await send_admin(req, true, not_controller<protocol::AddTopicsToMirrorResponse>);
+  using Resp = response_t<Req>;
+  auto req = topics_request<Req>(mirror, std::move(names), std::move(patterns));
+  auto reply = co_await send_admin(req, true, not_controller<Resp>);
   if (!reply.ok()) co_return reply.status();
   co_return topic_results(reply->body, mirror);
 }
 
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return mirror_topics_call<protocol::AddTopicsToMirrorRequest>(
+      std::move(mirror), std::move(names), std::move(patterns));
+}
+
 asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::remove_topics_from_mirror(
     std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
-  auto req = topics_request<protocol::RemoveTopicsFromMirrorRequest>(mirror, std::move(names),
-                                                                     std::move(patterns));
-  auto reply =
-      co_await send_admin(req, true, not_controller<protocol::RemoveTopicsFromMirrorResponse>);
-  if (!reply.ok()) co_return reply.status();
-  co_return topic_results(reply->body, mirror);
+  return mirror_topics_call<protocol::RemoveTopicsFromMirrorRequest>(
+      std::move(mirror), std::move(names), std::move(patterns));
+}
+
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::pause_mirror_topics(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return mirror_topics_call<protocol::PauseMirrorTopicsRequest>(
+      std::move(mirror), std::move(names), std::move(patterns));
+}
+
+asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::resume_mirror_topics(
+    std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return mirror_topics_call<protocol::ResumeMirrorTopicsRequest>(
+      std::move(mirror), std::move(names), std::move(patterns));
 }
 
 asio::awaitable<Result<std::vector<int64_t>>> Client::last_mirrored_offsets(

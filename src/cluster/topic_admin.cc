@@ -1,8 +1,9 @@
 #include "cluster/topic_admin.h"
 
-#include <fmt/format.h>
-
+#include <algorithm>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "base/log.h"
 
@@ -231,6 +232,27 @@ asio::awaitable<Status> TopicAdmin::set_mirror_name(const std::string& name,
   };
   auto after = [&](const MetadataImage&) -> asio::awaitable<void> {
     MIRRA_LOG_INFO("topic {}: config {}={}", name, kMirrorNameConfig, mirror);
+    co_return;
+  };
+  co_return co_await store_.change(build, after);
+}
+
+asio::awaitable<Status> TopicAdmin::raise_leader_epoch(const std::string& name,
+                                                       int32_t partition, int32_t epoch) {
+  auto build = [&](const MetadataImage& image) -> Result<Records> {
+    const metadata::TopicInfo* t = image.topic(name);
+    if (t == nullptr || partition < 0 || partition >= static_cast<int32_t>(t->partitions.size())) {
+      return error(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                   fmt::format("partition {}-{} does not exist", name, partition));
+    }
+    const metadata::PartitionInfo& p = t->partitions[static_cast<size_t>(partition)];
+    if (p.leader_epoch >= epoch) return Records{};
+    return Records{metadata::PartitionRecord{t->id, partition, p.replicas, p.leader, epoch}};
+  };
+  auto after = [&](const MetadataImage&) -> asio::awaitable<void> {
+    if (auto handle = partitions_.find(name, partition)) {
+      handle->leader_epoch = std::max(handle->leader_epoch, epoch);
+    }
     co_return;
   };
   co_return co_await store_.change(build, after);

@@ -69,6 +69,10 @@ class TopicAdmin {
   // Makes an existing topic a mirror topic of `mirror` (a failback), bypassing the client rule
   // that mirror.name cannot be set.
   asio::awaitable<Status> set_mirror_name(const std::string& name, const std::string& mirror);
+  // Raises a partition's leader epoch to `epoch` (nothing if it is there already): a mirror
+  // partition keeps its epoch at or above every epoch it copied (MIRRORING.md §2).
+  asio::awaitable<Status> raise_leader_epoch(const std::string& name, int32_t partition,
+                                             int32_t epoch);
   asio::awaitable<Status> alter_topic_configs(
       const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
       bool validate_only);

@@ -24,6 +24,21 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
   return out;
 }
 
+std::optional<std::string> recorded_source_cluster_id(
+    const MirrorStateStore& states, const std::vector<const metadata::TopicInfo*>& topics) {
+  for (const metadata::TopicInfo* t : topics) {
+    const MirrorStateValue* v = states.get({t->id, 0});
+    if (v != nullptr && !v->source_cluster_id.empty()) return v->source_cluster_id;
+  }
+  return std::nullopt;
+}
+
+std::string_view mirror_state_name(int8_t state) {
+  static constexpr std::string_view names[] = {"PREPARING", "MIRRORING", "PAUSED",
+                                               "STOPPING",  "STOPPED",   "FAILED"};
+  return state >= 0 && state < 6 ? names[state] : "-";
+}
+
 int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic) {
   for (const metadata::PartitionInfo& p : topic.partitions) {
     const MirrorStateValue* v = states.get({topic.id, p.partition});
@@ -78,19 +93,28 @@ asio::awaitable<Status> MirrorAdmin::create(
   co_return s;
 }
 
-asio::awaitable<Status> MirrorAdmin::remove(const std::string& name) {
+asio::awaitable<Status> MirrorAdmin::remove(const std::string& name,
+                                            const MirrorStateStore& states) {
   auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
     if (image.mirror(name) == nullptr) {
       return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
     }
-    const auto topics = mirror_topics(image, name);
-    if (!topics.empty()) {
-      return Status(ErrorCode::MIRROR_NOT_EMPTY,
-                    fmt::format("mirror '{}' still has {} topic(s) (first: {}); remove them "
-                                "from the mirror first", name, topics.size(),
-                                topics.front()->name));
+    Records out;
+    for (const metadata::TopicInfo* t : mirror_topics(image, name)) {
+      const int8_t state = topic_state(states, *t);
+      if (static_cast<MirrorState>(state) != MirrorState::stopped) {
+        return Status(ErrorCode::MIRROR_NOT_EMPTY,
+                      fmt::format("mirror '{}' still mirrors topic {} (state {}); fail it over "
+                                  "first (mirra mirror --remove --mirror {} --topic {})", name,
+                                  t->name, mirror_state_name(state), name, t->name));
+      }
+      // A STOPPED topic becomes an ordinary one. Its state (the LMO) stays in __mirror_state
+      // for a later failback from the other side (LastMirroredOffsets).
+      out.push_back(metadata::ConfigRecord{2, t->name, std::string(cluster::kMirrorNameConfig),
+                                           std::nullopt});
     }
-    return Records{metadata::RemoveMirrorRecord{name}};
+    out.push_back(metadata::RemoveMirrorRecord{name});
+    return out;
   };
   Status s = co_await store_.change(build);
   if (s.ok()) MIRRA_LOG_INFO("deleted mirror {}", name);

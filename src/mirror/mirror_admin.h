@@ -28,6 +28,14 @@ std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataIm
 Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
                       std::string_view topic, int32_t partition);
 
+// The source cluster's id as the mirror recorded it when it added these topics (nullopt before
+// any topic was added, or for a source that reports none).
+std::optional<std::string> recorded_source_cluster_id(
+    const MirrorStateStore& states, const std::vector<const metadata::TopicInfo*>& topics);
+
+// "PREPARING", "MIRRORING", ... ("-" for a number that is no state).
+std::string_view mirror_state_name(int8_t state);
+
 // A topic's state as ListMirrors shows it: STOPPED when every partition is, else the state of
 // the first partition that is not (PREPARING for one without a state yet).
 int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic);
@@ -42,9 +50,9 @@ class MirrorAdmin {
       const std::string& name,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,
       bool validate_only);
-  // UNKNOWN_MIRROR; MIRROR_NOT_EMPTY while the mirror has topics. (Until failover exists no
-  // topic of a mirror is ever STOPPED, so any topic keeps the mirror.)
-  asio::awaitable<Status> remove(const std::string& name);
+  // UNKNOWN_MIRROR; MIRROR_NOT_EMPTY while any topic of the mirror is not STOPPED. Its
+  // STOPPED topics become ordinary topics (mirror.name removed); their states stay.
+  asio::awaitable<Status> remove(const std::string& name, const MirrorStateStore& states);
 
  private:
   cluster::MetadataStore& store_;

@@ -3,6 +3,7 @@
 // tests/mirror/mirror_config_test.cc.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,5 +35,16 @@ const MirrorConfigs& mirror_config_defaults();
 
 // `configs` for a log line: keys in order, secrets shown as "(redacted)".
 std::string describe_for_log(const MirrorConfigs& configs);
+
+// The broker's mirroring settings (MIRRORING.md §11), the same for every mirror: server
+// properties, read at start-up (src/server/config.cc).
+struct MirrorBrokerConfig {
+  int32_t num_fetchers = 1;                          // mirror.num.fetchers
+  int32_t metadata_refresh_interval_ms = 30000;      // mirror.metadata.refresh.interval.ms
+  int32_t failed_retry_initial_backoff_ms = 1000;    // mirror.failed.retry.initial.backoff.ms
+  int32_t failed_retry_max_backoff_ms = 300000;      // mirror.failed.retry.max.backoff.ms
+  int32_t failed_retry_max_attempts = 10;            // mirror.failed.retry.max.attempts
+  int32_t state_topic_partitions = 50;               // mirror.state.topic.num.partitions
+};
 
 }  // namespace mirra::mirror

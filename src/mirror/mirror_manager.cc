@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/failpoint.h"
 #include "base/log.h"
 #include "cluster/topic_config.h"
 #include "mirror/mirror_admin.h"
@@ -119,6 +120,8 @@ asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string
   if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::stopping) {
     if (Status s = co_await write_state(key, mirror, MirrorState::stopping); !s.ok()) co_return s;
   }
+  // Tests: a crash between the steps; start-up must finish the failover.
+  if (Status s = failpoint("mirror.failover.stopping"); !s.ok()) co_return s;
   auto handle = partitions_.find(topic.name, partition);
   if (handle == nullptr) {
     co_return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
@@ -132,6 +135,7 @@ asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string
   });
   if (!lso.ok()) co_return lso.status();
   handle->wake_waiters();
+  if (Status s = failpoint("mirror.failover.truncated"); !s.ok()) co_return s;
   // 4-5: the LMO, and the partition is writable.
   if (Status s = co_await write_state(key, mirror, MirrorState::stopped, lso.value()); !s.ok()) {
     co_return s;
@@ -147,31 +151,13 @@ asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
   if (!started_) {
     co_return Status(ErrorCode::INVALID_REQUEST, "mirroring does not run in this broker");
   }
-  if (store_.image().mirror(mirror) == nullptr) {
-    co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
-  }
-  auto regexes = compile_patterns(patterns);
-  if (!regexes.ok()) co_return regexes.status();
+  auto selection = select_topics(mirror, names, patterns);
+  if (!selection.ok()) co_return selection.status();
   std::vector<StoppedTopic> out;
-  std::vector<std::string> chosen;
-  for (const std::string& name : names) {
-    const metadata::TopicInfo* t = store_.image().topic(name);
-    if (t == nullptr || !in_mirror(*t, mirror)) {
-      out.push_back({name, t == nullptr ? Uuid::zero() : t->id,
-                     Status(ErrorCode::TOPIC_NOT_IN_MIRROR,
-                            fmt::format("topic {} is not in mirror {}", name, mirror)),
-                     {}});
-    } else {
-      chosen.push_back(name);
-    }
+  for (MirrorTopicOutcome& r : selection->refused) {
+    out.push_back({std::move(r.name), r.id, std::move(r.status), {}});
   }
-  for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
-    const bool named = std::find(chosen.begin(), chosen.end(), t->name) != chosen.end();
-    if (matches_one(regexes.value(), t->name) && !named) {
-      chosen.push_back(t->name);
-    }
-  }
-  for (const std::string& name : chosen) {
+  for (const std::string& name : selection->chosen) {
     const metadata::TopicInfo* t = store_.image().topic(name);
     if (t == nullptr) continue;
     StoppedTopic& r = out.emplace_back(StoppedTopic{name, t->id, Status::OK(), {}});
@@ -188,6 +174,33 @@ asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
   co_return out;
 }
 
+Result<MirrorManager::TopicSelection> MirrorManager::select_topics(
+    const std::string& mirror, const std::vector<std::string>& names,
+    const std::vector<std::string>& patterns) const {
+  if (store_.image().mirror(mirror) == nullptr) {
+    return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
+  }
+  auto regexes = compile_patterns(patterns);
+  if (!regexes.ok()) return regexes.status();
+  TopicSelection out;
+  for (const std::string& name : names) {
+    const metadata::TopicInfo* t = store_.image().topic(name);
+    if (t == nullptr || !in_mirror(*t, mirror)) {
+      out.refused.push_back({name, t == nullptr ? Uuid::zero() : t->id,
+                             Status(ErrorCode::TOPIC_NOT_IN_MIRROR,
+                                    fmt::format("topic {} is not in mirror {}", name, mirror))});
+    } else {
+      out.chosen.push_back(name);
+    }
+  }
+  for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
+    const bool named = std::find(out.chosen.begin(), out.chosen.end(), t->name) !=
+                       out.chosen.end();
+    if (matches_one(regexes.value(), t->name) && !named) out.chosen.push_back(t->name);
+  }
+  return out;
+}
+
 void MirrorManager::sync() {
   if (!started_ || stopped_) return;
   const auto& mirrors = store_.image().mirrors();
@@ -201,8 +214,8 @@ void MirrorManager::sync() {
   }
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name)) continue;
-    auto runner =
-        MirrorRunner::create(core_, name, m.configs, store_, partitions_, states_, node_id_);
+    const MirrorRunnerContext ctx{core_, store_, partitions_, topics_, states_, config_, node_id_};
+    auto runner = MirrorRunner::create(ctx, name, m.configs);
     if (!runner.ok()) {
       MIRRA_LOG_ERROR("mirror {}: cannot start: {}", name, runner.status().to_string());
       continue;

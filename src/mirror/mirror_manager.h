@@ -44,6 +44,13 @@ struct StoppedTopic {
   std::vector<std::pair<int32_t, int64_t>> last_mirrored_offsets;  // partition, LMO
 };
 
+// The outcome for one topic of a request that names topics (PauseMirrorTopics, ...).
+struct MirrorTopicOutcome {
+  std::string name;
+  Uuid id;
+  Status status;
+};
+
 // `__mirror_state` (MIRRORING.md §3, §11: mirror.state.topic.num.partitions).
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
 
@@ -51,13 +58,14 @@ class MirrorManager {
  public:
   MirrorManager(asio::any_io_executor core, cluster::MetadataStore& store,
                 cluster::PartitionManager& partitions, cluster::TopicAdmin& topics,
-                int32_t node_id, cluster::InternalTopicSpec state_topic)
+                int32_t node_id, MirrorBrokerConfig config)
       : core_(core),
         store_(store),
         partitions_(partitions),
         topics_(topics),
         node_id_(node_id),
-        state_topic_(store, partitions, topics, std::move(state_topic)),
+        config_(config),
+        state_topic_(store, partitions, topics, state_topic_spec(config.state_topic_partitions)),
         states_(state_topic_) {}
 
   // Loads the partition states, finishes failovers a crash interrupted (STOPPING), and runs
@@ -83,9 +91,32 @@ class MirrorManager {
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);
 
+  // PauseMirrorTopics / ResumeMirrorTopics (mirror_pause.cc): PAUSED stops fetching (still
+  // read-only); resume continues from the local log end. Resuming a FAILED partition is the
+  // operator's recover: its previous state again, the retry count reset.
+  asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> pause(
+      const std::string& mirror, const std::vector<std::string>& names,
+      const std::vector<std::string>& patterns);
+  asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> resume(
+      const std::string& mirror, const std::vector<std::string>& names,
+      const std::vector<std::string>& patterns);
+
   const MirrorRunner* runner(const std::string& mirror) const;
 
  private:
+  // The topics of `mirror` that `names` and `patterns` select; named topics that are not in
+  // the mirror get TOPIC_NOT_IN_MIRROR in `refused`. UNKNOWN_MIRROR, INVALID_REQUEST (a bad
+  // pattern).
+  struct TopicSelection {
+    std::vector<std::string> chosen;
+    std::vector<MirrorTopicOutcome> refused;
+  };
+  Result<TopicSelection> select_topics(const std::string& mirror,
+                                       const std::vector<std::string>& names,
+                                       const std::vector<std::string>& patterns) const;
+  // Pause or resume one topic's partitions.
+  asio::awaitable<Status> pause_topic(const metadata::TopicInfo& topic);
+  asio::awaitable<Status> resume_topic(const metadata::TopicInfo& topic);
   asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source,
                                         const std::string& source_cluster_id);
   // For a source topic that exists here: the answer (refused, or already mirrored), or nullopt
@@ -119,6 +150,7 @@ class MirrorManager {
   cluster::PartitionManager& partitions_;
   cluster::TopicAdmin& topics_;
   const int32_t node_id_;
+  const MirrorBrokerConfig config_;
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
   bool started_ = false;

@@ -1,89 +1,69 @@
 #include "mirror/mirror_runner.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstring>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
-#include "cluster/topic_config.h"
 #include "mirror/mirror_admin.h"
-#include "protocol/records/record_set.h"
+#include "mirror/mirror_failure.h"
 
 namespace mirra::mirror {
 namespace {
 
 constexpr const char* kMirraLogComponent = "mirror";
 
-// How long an idle mirror (no topics, or every round failed) waits before it looks again.
+// How long a supervisor waits at most before it looks at its partitions again: new topics,
+// leaders that moved, partitions whose backoff ended.
 constexpr std::chrono::milliseconds kIdleWait{1000};
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int32_t int_config(const MirrorRunner& r, const std::string& key) {
   return static_cast<int32_t>(std::stoll(r.config(key)));  // checked by CreateMirror
 }
 
-// The complete batches of a fetched record set, copied, with every producer id rewritten
-// (MIRRORING.md §2). A batch the fetch limit cut short is left for the next fetch; a corrupt
-// one is an error for the partition.
-Result<protocol::Bytes> rewritten_batches(std::span<const uint8_t> fetched) {
-  protocol::Bytes out(fetched.begin(), fetched.end());
-  records::RecordSetIterator it(out);
-  records::BatchView batch;
-  size_t end = 0;
-  for (;;) {
-    const records::RecordSetStep step = it.next(batch);
-    if (step == records::RecordSetStep::error) return it.status();
-    if (step != records::RecordSetStep::batch) break;
-    const size_t at = static_cast<size_t>(batch.bytes().data() - out.data());
-    if (Status s = records::rewrite_producer_id(std::span<uint8_t>(out).subspan(at, batch.size()));
-        !s.ok()) {
-      return s;
-    }
-    end = at + batch.size();
-  }
-  out.resize(end);
-  return out;
+Result<std::unique_ptr<client::Client>> source_client(const MirrorRunner& r,
+                                                      asio::any_io_executor core,
+                                                      std::string client_id,
+                                                      std::chrono::milliseconds retry_timeout) {
+  client::ClientOptions o;
+  o.bootstrap_servers = r.config("bootstrap.servers");
+  o.client_id = std::move(client_id);
+  o.retry_timeout = retry_timeout;
+  return client::Client::create(core, o);
 }
 
 }  // namespace
 
-Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(asio::any_io_executor core,
+Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerContext& ctx,
                                                            std::string name,
-                                                           MirrorConfigs configs,
-                                                           cluster::MetadataStore& store,
-                                                           cluster::PartitionManager& partitions,
-                                                           MirrorStateStore& states,
-                                                           int32_t node_id) {
-  std::shared_ptr<MirrorRunner> r(
-      new MirrorRunner(core, std::move(name), std::move(configs), store, partitions, states));
-  client::ClientOptions o;
-  o.bootstrap_servers = r->config("bootstrap.servers");
-  // MIRRORING.md §10: a client id the source's quotas can throttle, one per fetcher.
-  o.client_id = fmt::format("mirra-mirror-{}-b{}-f0", r->name_, node_id);
-  o.retry_timeout = std::chrono::milliseconds(5000);  // the loop retries on its own
-  auto client = client::Client::create(core, o);
-  if (!client.ok()) return client.status();
-  r->client_ = std::move(client.value());
+                                                           MirrorConfigs configs) {
+  std::shared_ptr<MirrorRunner> r(new MirrorRunner(ctx, std::move(name), std::move(configs)));
+  auto admin = source_client(*r, ctx.core, fmt::format("mirra-mirror-{}-b{}-admin", r->name_,
+                                                       ctx.node_id),
+                             std::chrono::milliseconds(5000));
+  if (!admin.ok()) return admin.status();
+  r->admin_ = std::move(admin.value());
+  // MIRRORING.md §10: a client id per fetcher, which the source's quotas can throttle. A short
+  // retry timeout: the loops retry on their own, and one partition's retries inside a fetch
+  // hold up the answer for the others.
+  for (int32_t f = 0; f < std::max(1, ctx.broker.num_fetchers); ++f) {
+    auto c = source_client(*r, ctx.core,
+                           fmt::format("mirra-mirror-{}-b{}-f{}", r->name_, ctx.node_id, f),
+                           std::chrono::milliseconds(1000));
+    if (!c.ok()) return c.status();
+    r->fetchers_.push_back({std::move(c.value()), {}});
+    r->idle_.push_back(std::make_unique<asio::steady_timer>(ctx.core));
+  }
   return r;
 }
 
-MirrorRunner::MirrorRunner(asio::any_io_executor core, std::string name, MirrorConfigs configs,
-                           cluster::MetadataStore& store, cluster::PartitionManager& partitions,
-                           MirrorStateStore& states)
-    : name_(std::move(name)),
+MirrorRunner::MirrorRunner(const MirrorRunnerContext& ctx, std::string name,
+                           MirrorConfigs configs)
+    : ctx_(ctx),
+      name_(std::move(name)),
       configs_(std::move(configs)),
-      store_(store),
-      partitions_(partitions),
-      states_(states),
-      idle_(core),
-      exited_(core, asio::steady_timer::time_point::max()) {}
+      exited_(ctx.core, asio::steady_timer::time_point::max()),
+      random_(std::random_device{}()) {}
 
 std::string MirrorRunner::config(const std::string& key) const {
   auto it = configs_.find(key);
@@ -92,167 +72,177 @@ std::string MirrorRunner::config(const std::string& key) const {
 }
 
 void MirrorRunner::start() {
-  running_ = true;
-  asio::co_spawn(idle_.get_executor(), [self = shared_from_this()]() { return self->run(); },
-                 asio::detached);
+  MIRRA_LOG_INFO("mirror {}: fetching from {} with {} fetcher(s)", name_,
+                 config("bootstrap.servers"), fetchers_.size());
+  for (size_t f = 0; f < fetchers_.size(); ++f) {
+    ++live_loops_;
+    asio::co_spawn(ctx_.core, [self = shared_from_this(), f]() { return self->supervise(f); },
+                   asio::detached);
+  }
 }
 
 void MirrorRunner::stop() {
   stopping_ = true;
-  idle_.cancel();
-  client_->close();
+  for (auto& timer : idle_) timer->cancel();
+  admin_->close();
+  for (Fetcher& f : fetchers_) f.client->close();
 }
 
 asio::awaitable<void> MirrorRunner::stopped() {
-  if (!running_) co_return;
+  if (live_loops_ == 0) co_return;
   asio::error_code ec;
   co_await exited_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
-asio::awaitable<void> MirrorRunner::wait(std::chrono::milliseconds d) {
-  idle_.expires_after(d);
-  asio::error_code ec;
-  co_await idle_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+void MirrorRunner::loop_ended() {
+  if (--live_loops_ == 0 && stopping_) exited_.cancel();
 }
 
-asio::awaitable<void> MirrorRunner::run() {
-  MIRRA_LOG_INFO("mirror {}: fetching from {}", name_, config("bootstrap.servers"));
-  while (!stopping_) {
-    const bool fetched = co_await fetch_round();
-    if (!fetched && !stopping_) co_await wait(kIdleWait);
+void MirrorRunner::wake() {
+  for (auto& timer : idle_) timer->expires_at(SteadyTime::min());
+}
+
+void MirrorRunner::reset(const client::TopicPartition& tp) {
+  PartitionMirrorStatus& st = status_[tp];
+  st.retries = 0;
+  st.last_error = Status::OK();
+  st.not_before = {};
+  wake();
+}
+
+asio::awaitable<void> MirrorRunner::wait(asio::steady_timer& timer, SteadyTime until) {
+  // wake() moves the expiry into the past, also while nobody waits: such a wake is not lost.
+  if (timer.expiry() == SteadyTime::min() || stopping_) {
+    timer.expires_at(SteadyTime::max());
+    co_return;
   }
-  running_ = false;
-  exited_.cancel();
+  timer.expires_at(until);
+  asio::error_code ec;
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  timer.expires_at(SteadyTime::max());
 }
 
-asio::awaitable<bool> MirrorRunner::fetch_round() {
-  std::vector<client::FetchPosition> positions;
-  for (const metadata::TopicInfo* t : mirror_topics(store_.image(), name_)) {
+size_t MirrorRunner::fetcher_of(const client::TopicPartition& tp) const {
+  const size_t h = std::hash<std::string>{}(tp.topic) * 31 + static_cast<size_t>(tp.partition);
+  return h % fetchers_.size();
+}
+
+bool MirrorRunner::fetching(const MirrorStateKey& key) const {
+  const MirrorStateValue* v = ctx_.states.get(key);
+  if (v == nullptr) return true;  // added before its first state was written
+  switch (static_cast<MirrorState>(v->state)) {
+    case MirrorState::preparing:
+    case MirrorState::mirroring:
+      return true;
+    case MirrorState::failed:
+      return retried_automatically(ctx_.broker, error_from_number(v->last_error_code),
+                                   v->retries);
+    default:
+      return false;
+  }
+}
+
+std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_positions(
+    size_t fetcher) {
+  std::map<int32_t, std::vector<client::FetchPosition>> out;
+  const SteadyTime now = std::chrono::steady_clock::now();
+  const client::ClusterMetadata& md = fetchers_[fetcher].client->cached_metadata();
+  const int32_t max_bytes = int_config(*this, "mirror.fetch.max.bytes");
+  for (const metadata::TopicInfo* t : mirror_topics(ctx_.store.image(), name_)) {
+    const client::TopicInfo* source = md.topic(t->name);
     for (const metadata::PartitionInfo& p : t->partitions) {
-      auto handle = partitions_.find(t->name, p.partition);
+      const client::TopicPartition tp{t->name, p.partition};
+      if (fetcher_of(tp) != fetcher) continue;
+      auto handle = ctx_.partitions.find(t->name, p.partition);
       if (handle == nullptr || !handle->online() || !fetching({t->id, p.partition})) continue;
-      positions.push_back({{t->name, p.partition}, handle->offsets.log_end,
-                           int_config(*this, "mirror.fetch.max.bytes")});
-      status_.try_emplace({t->name, p.partition});
+      const PartitionMirrorStatus& st = status_[tp];
+      if (st.in_flight || st.not_before > now) continue;
+      const client::PartitionInfo* sp = source ? source->partition(p.partition) : nullptr;
+      out[sp ? sp->leader : -1].push_back({tp, handle->offsets.log_end, max_bytes});
     }
   }
-  if (positions.empty()) co_return false;
+  return out;
+}
+
+SteadyTime MirrorRunner::next_due() const {
+  SteadyTime next = SteadyTime::max();
+  const SteadyTime now = std::chrono::steady_clock::now();
+  for (const auto& [tp, st] : status_) {
+    if (st.not_before > now) next = std::min(next, st.not_before);
+  }
+  return next;
+}
+
+asio::awaitable<void> MirrorRunner::supervise(size_t f) {
+  Fetcher& fetcher = fetchers_[f];
+  SteadyTime next_topic_check{};
+  while (!stopping_) {
+    auto due = due_positions(f);
+    if (auto unknown = due.find(-1); unknown != due.end()) {
+      // Leaders not known yet (a new topic) or lost: ask again; still none is a failure.
+      std::vector<std::string> topics;
+      for (const auto& pos : unknown->second) topics.push_back(pos.tp.topic);
+      auto md = co_await fetcher.client->metadata(std::move(topics));
+      due = due_positions(f);
+      // Named, not a temporary inside co_await (g++ 12).
+      const Status why = md.ok() ? Status(ErrorCode::LEADER_NOT_AVAILABLE,
+                                          "the source has no leader for it")
+                                 : md.status();
+      for (const auto& pos : due[-1]) co_await failed(pos.tp, why);
+    }
+    for (const auto& [broker, positions] : due) {
+      if (broker < 0 || fetcher.brokers.count(broker) || stopping_) continue;
+      fetcher.brokers.insert(broker);
+      ++live_loops_;
+      asio::co_spawn(ctx_.core,
+                     [self = shared_from_this(), f, broker = broker]() {
+                       return self->fetch_from(f, broker);
+                     },
+                     asio::detached);
+    }
+    const SteadyTime now = std::chrono::steady_clock::now();
+    if (f == 0 && now >= next_topic_check) {
+      co_await check_source_topics();
+      next_topic_check =
+          now + std::chrono::milliseconds(ctx_.broker.metadata_refresh_interval_ms);
+    }
+    co_await wait(*idle_[f], std::min(next_due(), now + kIdleWait));
+  }
+  loop_ended();
+}
+
+asio::awaitable<void> MirrorRunner::fetch_from(size_t f, int32_t broker) {
+  while (!stopping_) {
+    auto due = due_positions(f);
+    auto mine = due.find(broker);
+    if (mine == due.end()) break;  // nothing of this fetcher led by that broker is due
+    co_await fetch_round(f, std::move(mine->second));
+  }
+  fetchers_[f].brokers.erase(broker);
+  idle_[f]->expires_at(SteadyTime::min());  // the supervisor looks again
+  loop_ended();
+}
+
+asio::awaitable<void> MirrorRunner::fetch_round(size_t f,
+                                                std::vector<client::FetchPosition> positions) {
+  for (const auto& pos : positions) status_[pos.tp].in_flight = true;
   client::FetchOptions options;
   options.max_wait_ms = int_config(*this, "mirror.fetch.max.wait.ms");
   options.min_bytes = int_config(*this, "mirror.fetch.min.bytes");
   options.max_bytes = int_config(*this, "mirror.fetch.response.max.bytes");
   options.isolation = client::IsolationLevel::read_committed;  // never past the source LSO
-  auto fetched = co_await client_->fetch(positions, options);
+  auto fetched = co_await fetchers_[f].client->fetch(positions, options);
   if (!fetched.ok()) {
     for (const auto& pos : positions) {
-      PartitionMirrorStatus& st = status_[pos.tp];
-      st.last_error = fetched.status();
-      ++st.retries;
+      status_[pos.tp].in_flight = false;
+      co_await failed(pos.tp, fetched.status());
     }
-    co_return false;
-  }
-  bool failed_all = true;
-  for (const client::FetchedPartition& f : fetched.value()) {
-    co_await apply(f);
-    failed_all = failed_all && !status_[f.tp].last_error.ok();
-  }
-  co_return !failed_all;
-}
-
-bool MirrorRunner::fetching(const MirrorStateKey& key) const {
-  const MirrorStateValue* v = states_.get(key);
-  if (v == nullptr) return true;  // added before its first state was written
-  const auto state = static_cast<MirrorState>(v->state);
-  return state == MirrorState::preparing || state == MirrorState::mirroring ||
-         state == MirrorState::failed;
-}
-
-asio::awaitable<void> MirrorRunner::mark_mirroring(const MirrorStateKey& key) {
-  const MirrorStateValue* v = states_.get(key);
-  if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::preparing) co_return;
-  MirrorStateValue next = *v;
-  next.previous_state = next.state;
-  next.state = static_cast<int8_t>(MirrorState::mirroring);
-  Status s = co_await states_.put(key, std::move(next), v->state_epoch);
-  // A failover that began meanwhile wins; anything else is retried on the next good fetch.
-  if (!s.ok() && s.code() != ErrorCode::INVALID_MIRROR_STATE) {
-    MIRRA_LOG_WARN("mirror {}: cannot record partition {} as MIRRORING: {}", name_,
-                   key.partition, s.to_string());
-  }
-}
-
-asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
-  PartitionMirrorStatus& st = status_[f.tp];
-  auto handle = partitions_.find(f.tp.topic, f.tp.partition);
-  if (handle == nullptr) co_return;  // removed meanwhile
-  const MirrorStateKey key{handle->topic_id, f.tp.partition};
-  // A failover may have begun while the fetch was out: nothing may land after it (§5 step 2).
-  if (!fetching(key)) co_return;
-  Status s = f.status;
-  if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
-    s = co_await restart_at_source_start(handle, f.tp);
-  } else if (s.ok()) {
-    st.source_high_watermark = f.high_watermark;
-    st.source_log_start = f.log_start_offset;
-    s = co_await append(handle, f.records);
-    if (s.ok()) s = co_await follow_log_start(handle, f.log_start_offset);
-  }
-  if (s.ok()) {
-    st.retries = 0;
-    st.last_error = Status::OK();
-    co_await mark_mirroring(key);
     co_return;
   }
-  if (st.last_error.ok() || st.last_error.message() != s.message()) {
-    MIRRA_LOG_WARN("mirror {}: {}: {}", name_, client::to_string(f.tp), s.to_string());
+  for (const client::FetchedPartition& answer : fetched.value()) {
+    co_await apply(answer);
+    status_[answer.tp].in_flight = false;
   }
-  st.last_error = s;
-  ++st.retries;
-}
-
-asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Partition>& p,
-                                             std::span<const uint8_t> records) {
-  if (records.empty()) co_return Status::OK();
-  auto batches = rewritten_batches(records);
-  if (!batches.ok()) co_return batches.status();
-  if (batches->empty()) co_return Status::OK();
-  auto bytes = std::make_shared<protocol::Bytes>(std::move(batches.value()));
-  // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice, and this
-  // one owns a shared_ptr.
-  auto job = [bytes](storage::PartitionLog& log) { return log.append_mirrored(*bytes, now_ms()); };
-  auto appended = co_await partitions_.run(p, job);
-  if (!appended.ok()) co_return appended.status();
-  p->wake_waiters();  // long-polling consumers of the destination see the new data
-  co_return Status::OK();
-}
-
-asio::awaitable<Status> MirrorRunner::follow_log_start(const std::shared_ptr<cluster::Partition>& p,
-                                                       int64_t source_log_start) {
-  if (source_log_start <= p->offsets.log_start) co_return Status::OK();
-  if (source_log_start > p->offsets.log_end) {
-    co_return co_await partitions_.run(p, [source_log_start](storage::PartitionLog& log) {
-      return log.truncate_fully_and_start_at(source_log_start);
-    });
-  }
-  co_return co_await partitions_.run(p, [source_log_start](storage::PartitionLog& log) {
-    return log.advance_log_start(source_log_start);
-  });
-}
-
-asio::awaitable<Status> MirrorRunner::restart_at_source_start(
-    const std::shared_ptr<cluster::Partition>& p, const client::TopicPartition& tp) {
-  // Named, not a braced list inside co_await: g++ 12 miscompiles those.
-  std::vector<client::OffsetQuery> query{{tp, client::kEarliestTimestamp}};
-  auto earliest = co_await client_->list_offsets(std::move(query));
-  if (!earliest.ok()) co_return earliest.status();
-  const client::PartitionOffset& o = earliest->front();
-  if (!o.status.ok()) co_return o.status;
-  MIRRA_LOG_INFO("mirror {}: {}: offset {} is out of the source's range; restarting at the "
-                 "source log start {}", name_, client::to_string(tp), p->offsets.log_end,
-                 o.offset);
-  co_return co_await partitions_.run(p, [start = o.offset](storage::PartitionLog& log) {
-    return log.truncate_fully_and_start_at(start);
-  });
 }
 
 }  // namespace mirra::mirror

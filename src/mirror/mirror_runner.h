@@ -1,90 +1,140 @@
-// MirrorRunner: one mirror's data path (MIRRORING.md §2). It owns a Kafka client of the source
-// cluster and one fetch loop: every mirror topic's partitions are fetched read_committed from
-// the source leaders (the client groups them per broker) at the destination's log end offset,
-// and each complete batch is appended at its own offset after the producer-id rewrite.
+// MirrorRunner: one mirror's data path (MIRRORING.md §2, §3). It owns the mirror's clients of
+// the source cluster: one for admin calls and one per fetcher (mirror.num.fetchers). Every
+// mirror partition belongs to one fetcher (by hash); each fetcher keeps one fetch loop per
+// source broker that leads any of its partitions, so a slow or unreachable broker never holds
+// up the others. A loop fetches its partitions read_committed at the destination's log end and
+// appends each complete batch at its own offset after the producer-id rewrite
+// (mirror_apply.cc).
 //
-// Threading: the core thread. The client and the loop run on the core executor; appends go to
+// Errors (mirror_failure.h): a transient one backs the partition off briefly; any other makes
+// it FAILED (durable), retried with exponential backoff and jitter; a permanent one waits for
+// the operator. One partition's failure never stops another.
+//
+// Threading: the core thread. The clients and loops run on the core executor; appends go to
 // the partitions' shards through PartitionManager::run().
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "base/asio.h"
 #include "base/status.h"
 #include "client/client.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "cluster/topic_admin.h"
 #include "mirror/mirror_config.h"
 #include "mirror/mirror_state_store.h"
 
 namespace mirra::mirror {
 
-// What describe shows of one partition besides its durable state (core thread).
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// What describe shows of one partition besides its durable state, and when it may be fetched
+// next (core thread).
 struct PartitionMirrorStatus {
   int64_t source_log_start = -1;
   int64_t source_high_watermark = -1;
-  int32_t retries = 0;      // failed rounds since the last success
-  Status last_error;        // of the last failed round; OK after a success
+  int32_t retries = 0;      // transient failures since the last success
+  Status last_error;        // of the last failed attempt; OK after a success
+  SteadyTime not_before{};  // backoff: not fetched before this
+  bool in_flight = false;   // in a fetch of one of the loops right now
+};
+
+// The runtime a runner shares with the manager.
+struct MirrorRunnerContext {
+  asio::any_io_executor core;
+  cluster::MetadataStore& store;
+  cluster::PartitionManager& partitions;
+  cluster::TopicAdmin& topics;
+  MirrorStateStore& states;
+  MirrorBrokerConfig broker;
+  int32_t node_id = 1;
 };
 
 class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
  public:
-  static Result<std::shared_ptr<MirrorRunner>> create(asio::any_io_executor core,
-                                                      std::string name, MirrorConfigs configs,
-                                                      cluster::MetadataStore& store,
-                                                      cluster::PartitionManager& partitions,
-                                                      MirrorStateStore& states, int32_t node_id);
+  static Result<std::shared_ptr<MirrorRunner>> create(const MirrorRunnerContext& ctx,
+                                                      std::string name, MirrorConfigs configs);
 
   const std::string& name() const { return name_; }
-  client::Client& source() { return *client_; }
+  // The admin client of the source (metadata, configs, ListMirrors, ...).
+  client::Client& source() { return *admin_; }
   const MirrorConfigs& configs() const { return configs_; }
   // The value of a mirror config, or its default.
   std::string config(const std::string& key) const;
 
-  // Starts the fetch loop; stop() ends it (in-flight appends finish), stopped() waits for that.
+  // Starts the loops; stop() ends them (in-flight appends finish), stopped() waits for that.
   void start();
   void stop();
   asio::awaitable<void> stopped();
-  // A topic was added: fetch at once instead of after the idle wait.
-  void wake() { idle_.cancel(); }
+  // Topics were added, resumed or recovered: look at once instead of after the idle wait.
+  void wake();
+  // The operator resumed or recovered a partition: no backoff left, no errors remembered.
+  void reset(const client::TopicPartition& tp);
 
   const std::map<client::TopicPartition, PartitionMirrorStatus>& status() const {
     return status_;
   }
 
  private:
-  MirrorRunner(asio::any_io_executor core, std::string name, MirrorConfigs configs,
-               cluster::MetadataStore& store, cluster::PartitionManager& partitions,
-               MirrorStateStore& states);
-  // Whether the partition's durable state lets it be fetched (not paused or being stopped).
-  bool fetching(const MirrorStateKey& key) const;
-  // Persists MIRRORING after the first good fetch of a PREPARING partition.
-  asio::awaitable<void> mark_mirroring(const MirrorStateKey& key);
+  struct Fetcher {
+    std::unique_ptr<client::Client> client;
+    std::set<int32_t> brokers;  // source brokers with a running loop
+  };
 
-  asio::awaitable<void> run();
-  // One fetch of every mirror partition; false when there was nothing to fetch.
-  asio::awaitable<bool> fetch_round();
+  MirrorRunner(const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs);
+  size_t fetcher_of(const client::TopicPartition& tp) const;
+  // Whether the partition's durable state lets it be fetched (not paused, stopping, stopped
+  // or FAILED for good).
+  bool fetching(const MirrorStateKey& key) const;
+  // The partitions of `fetcher` due now, with their source leader (-1 unknown).
+  std::map<int32_t, std::vector<client::FetchPosition>> due_positions(size_t fetcher);
+  // When the next backed-off partition becomes due (max() if none).
+  SteadyTime next_due() const;
+
+  // mirror_runner.cc: the loops.
+  asio::awaitable<void> supervise(size_t fetcher);
+  asio::awaitable<void> fetch_from(size_t fetcher, int32_t broker);
+  asio::awaitable<void> fetch_round(size_t fetcher, std::vector<client::FetchPosition> positions);
+  asio::awaitable<void> wait(asio::steady_timer& timer, SteadyTime until);
+  void loop_ended();
+
+  // mirror_apply.cc: one partition's answer.
   asio::awaitable<void> apply(const client::FetchedPartition& fetched);
+  asio::awaitable<Status> copy(const std::shared_ptr<cluster::Partition>& p,
+                               const client::FetchedPartition& fetched);
   asio::awaitable<Status> append(const std::shared_ptr<cluster::Partition>& p,
                                  std::span<const uint8_t> records);
   asio::awaitable<Status> follow_log_start(const std::shared_ptr<cluster::Partition>& p,
                                            int64_t source_log_start);
-  asio::awaitable<Status> restart_at_source_start(const std::shared_ptr<cluster::Partition>& p,
-                                                  const client::TopicPartition& tp);
-  asio::awaitable<void> wait(std::chrono::milliseconds d);
+  asio::awaitable<Status> raise_leader_epoch(const std::shared_ptr<cluster::Partition>& p,
+                                             int32_t mirrored_epoch);
+  asio::awaitable<Status> realign(const std::shared_ptr<cluster::Partition>& p,
+                                  const client::TopicPartition& tp);
+  // A fetch of the partition worked: MIRRORING (from PREPARING or a FAILED retry).
+  asio::awaitable<void> succeeded(const client::TopicPartition& tp);
+  // The partition's attempt failed with `s`: a backoff, or FAILED (durable).
+  asio::awaitable<void> failed(const client::TopicPartition& tp, const Status& s);
+  asio::awaitable<void> mark_failed(const client::TopicPartition& tp, const Status& s);
+  // The source topics still exist with the ids mirrored (else FAILED for good).
+  asio::awaitable<void> check_source_topics();
 
+  MirrorRunnerContext ctx_;
   std::string name_;
   MirrorConfigs configs_;
-  cluster::MetadataStore& store_;
-  cluster::PartitionManager& partitions_;
-  MirrorStateStore& states_;
-  std::unique_ptr<client::Client> client_;
-  asio::steady_timer idle_;
+  std::unique_ptr<client::Client> admin_;
+  std::vector<Fetcher> fetchers_;
+  std::vector<std::unique_ptr<asio::steady_timer>> idle_;  // one per fetcher's supervisor
   asio::steady_timer exited_;
+  int live_loops_ = 0;
   bool stopping_ = false;
-  bool running_ = false;
+  std::minstd_rand random_;
   std::map<client::TopicPartition, PartitionMirrorStatus> status_;
 };
 

@@ -74,7 +74,7 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.mirrors = mirrors_.get();
   mirror_manager_ = std::make_unique<mirror::MirrorManager>(
       io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id,
-      mirror::state_topic_spec(config_.mirror_state_topic_partitions));
+      config_.mirror);
   state_.mirror_manager = mirror_manager_.get();
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;

@@ -86,6 +86,11 @@ Apply txn_key(T txn::TxnConfig::*field, int64_t min, int64_t max) {
   return section_key(&ServerConfig::txn, field, min, max);
 }
 
+template <typename T>
+Apply mirror_key(T mirror::MirrorBrokerConfig::*field, int64_t min, int64_t max) {
+  return section_key(&ServerConfig::mirror, field, min, max);
+}
+
 const std::map<std::string, Apply>& broker_keys() {
   static const std::map<std::string, Apply> keys = {
       {"node.id", int_key(&ServerConfig::node_id, 0, kI32Max)},
@@ -100,7 +105,16 @@ const std::map<std::string, Apply>& broker_keys() {
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
       {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
       {"mirror.state.topic.num.partitions",
-       int_key(&ServerConfig::mirror_state_topic_partitions, 1, 1000)},
+       mirror_key(&mirror::MirrorBrokerConfig::state_topic_partitions, 1, 1000)},
+      {"mirror.num.fetchers", mirror_key(&mirror::MirrorBrokerConfig::num_fetchers, 1, 64)},
+      {"mirror.metadata.refresh.interval.ms",
+       mirror_key(&mirror::MirrorBrokerConfig::metadata_refresh_interval_ms, 100, kI32Max)},
+      {"mirror.failed.retry.initial.backoff.ms",
+       mirror_key(&mirror::MirrorBrokerConfig::failed_retry_initial_backoff_ms, 1, kI32Max)},
+      {"mirror.failed.retry.max.backoff.ms",
+       mirror_key(&mirror::MirrorBrokerConfig::failed_retry_max_backoff_ms, 1, kI32Max)},
+      {"mirror.failed.retry.max.attempts",
+       mirror_key(&mirror::MirrorBrokerConfig::failed_retry_max_attempts, 0, kI32Max)},
       {"group.min.session.timeout.ms", group_key(&groups::GroupConfig::min_session_timeout_ms, 1, kI32Max)},
       {"group.max.session.timeout.ms", group_key(&groups::GroupConfig::max_session_timeout_ms, 1, kI32Max)},
       {"group.initial.rebalance.delay.ms",

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "groups/group_config.h"
+#include "mirror/mirror_config.h"
 #include "txn/txn_config.h"
 
 namespace mirra::server {
@@ -49,7 +50,7 @@ struct ServerConfig {
   int32_t num_io_threads = 8;
   int64_t connections_max_idle_ms = 600000;
   int32_t max_connections = 2147483647;
-  int32_t mirror_state_topic_partitions = 50;  // mirror.state.topic.num.partitions
+  mirror::MirrorBrokerConfig mirror;  // mirror.* (every mirror's runtime)
   groups::GroupConfig groups;  // group.*, offsets.* (the group coordinator)
   txn::TxnConfig txn;          // transaction.*, transactional.* (the transaction coordinator)
   // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.

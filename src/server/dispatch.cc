@@ -61,6 +61,8 @@ std::vector<Handler> build_table() {
   table[protocol::AddTopicsToMirrorRequest::kApiKey] = &handle_add_topics_to_mirror;
   table[protocol::DescribeMirrorsRequest::kApiKey] = &handle_describe_mirrors;
   table[protocol::RemoveTopicsFromMirrorRequest::kApiKey] = &handle_remove_topics_from_mirror;
+  table[protocol::PauseMirrorTopicsRequest::kApiKey] = &handle_pause_mirror_topics;
+  table[protocol::ResumeMirrorTopicsRequest::kApiKey] = &handle_resume_mirror_topics;
   table[protocol::LastMirroredOffsetsRequest::kApiKey] = &handle_last_mirrored_offsets;
   return table;
 }

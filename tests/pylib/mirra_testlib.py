@@ -76,8 +76,9 @@ class Broker:
     <workdir>/server.properties and given as the config file. `timeout` bounds every wait."""
 
     def __init__(self, workdir, overrides=None, name="broker", args=(), config_text=None,
-                 timeout=EVENT_TIMEOUT):
+                 timeout=EVENT_TIMEOUT, env=None):
         self.workdir = Path(workdir)
+        self.env = dict(env or {})  # added to the environment of each start (MIRRA_FAILPOINTS)
         self.data_dir = self.workdir / "data"
         self.overrides = dict(overrides or {})
         self.extra_args = list(args)
@@ -126,7 +127,8 @@ class Broker:
                 self.lines.append(f"----- {self.name} run {self.runs}: {' '.join(args)}")
                 self.run_mark = len(self.lines)
             self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         text=True, errors="replace", cwd=self.workdir)
+                                         text=True, errors="replace", cwd=self.workdir,
+                                         env={**os.environ, **self.env})
             self._eof = threading.Event()
             threading.Thread(target=self._read, args=(self.proc, self._eof), daemon=True).start()
             try:

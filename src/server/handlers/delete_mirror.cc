@@ -1,4 +1,5 @@
-// DeleteMirror (key 104, MIRRORING.md §7): forgets a mirror that has no topics left.
+// DeleteMirror (key 104, MIRRORING.md §7): forgets a mirror whose topics are all STOPPED
+// (failed over); they become ordinary topics.
 #include "protocol/messages/delete_mirror.h"
 
 #include "mirror/mirror_admin.h"
@@ -10,7 +11,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::DeleteMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  Status s = co_await ctx.broker->mirrors->remove(req->mirror_name);
+  Status s = co_await ctx.broker->mirrors->remove(req->mirror_name,
+                                                  ctx.broker->mirror_manager->states());
   if (s.ok()) ctx.broker->mirror_manager->sync();  // start or stop the mirror's runner
   protocol::DeleteMirrorResponse resp;
   resp.error_code = error_number(s.code());

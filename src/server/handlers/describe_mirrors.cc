@@ -22,23 +22,32 @@ void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* r
   auto handle = ctx.broker->partitions->find(t.name, index);
   if (handle != nullptr) out.destination_log_end_offset = handle->offsets.log_end;
   out.state = static_cast<int8_t>(mirror::MirrorState::preparing);
-  if (const mirror::MirrorStateValue* v = ctx.broker->mirror_manager->states().get({t.id, index})) {
+  const mirror::MirrorStateValue* v = ctx.broker->mirror_manager->states().get({t.id, index});
+  if (v != nullptr) {
     out.state = v->state;
     out.previous_state = v->previous_state;
     out.last_mirrored_offset = v->last_mirrored_offset;
   }
-  if (runner == nullptr) return;
-  auto it = runner->status().find({t.name, index});
-  if (it == runner->status().end()) return;
-  const mirror::PartitionMirrorStatus& st = it->second;
-  out.source_log_start_offset = st.source_log_start;
-  out.source_high_watermark = st.source_high_watermark;
-  if (st.source_high_watermark >= 0 && out.destination_log_end_offset >= 0) {
-    out.lag = std::max<int64_t>(0, st.source_high_watermark - out.destination_log_end_offset);
+  if (runner != nullptr) {
+    auto it = runner->status().find({t.name, index});
+    if (it != runner->status().end()) {
+      const mirror::PartitionMirrorStatus& st = it->second;
+      out.source_log_start_offset = st.source_log_start;
+      out.source_high_watermark = st.source_high_watermark;
+      if (st.source_high_watermark >= 0 && out.destination_log_end_offset >= 0) {
+        out.lag = std::max<int64_t>(0, st.source_high_watermark - out.destination_log_end_offset);
+      }
+      out.retry_count = st.retries;
+      out.last_error_code = error_number(st.last_error.code());
+      if (!st.last_error.ok()) out.last_error = st.last_error.message();
+    }
   }
-  out.retry_count = st.retries;
-  out.last_error_code = error_number(st.last_error.code());
-  if (!st.last_error.ok()) out.last_error = st.last_error.message();
+  // A FAILED partition's retries and cause are durable; they are the ones to show.
+  if (v != nullptr && static_cast<mirror::MirrorState>(v->state) == mirror::MirrorState::failed) {
+    out.retry_count = v->retries;
+    out.last_error_code = v->last_error_code;
+    out.last_error = v->last_error;
+  }
 }
 
 }  // namespace
@@ -66,7 +75,10 @@ asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
     auto bootstrap = m->configs.find("bootstrap.servers");
     if (bootstrap != m->configs.end()) out.source_bootstrap_servers = bootstrap->second;
     const mirror::MirrorRunner* runner = ctx.broker->mirror_manager->runner(name);
-    for (const metadata::TopicInfo* t : mirror::mirror_topics(image, name)) {
+    const auto topics = mirror::mirror_topics(image, name);
+    out.source_cluster_id =
+        mirror::recorded_source_cluster_id(ctx.broker->mirror_manager->states(), topics);
+    for (const metadata::TopicInfo* t : topics) {
       auto& topic = out.topics.emplace_back();
       topic.name = t->name;
       topic.topic_id = t->id;

@@ -47,6 +47,8 @@ asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_add_topics_to_mirror(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_remove_topics_from_mirror(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_pause_mirror_topics(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_resume_mirror_topics(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_last_mirrored_offsets(RequestContext& ctx);
 
 // KIP-588: PRODUCER_FENCED is new in InitProducerId v4 and in AddPartitionsToTxn,

@@ -31,6 +31,8 @@ asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx) {
     auto bootstrap = m.configs.find("bootstrap.servers");
     out.source_bootstrap_servers = bootstrap == m.configs.end() ? "" : bootstrap->second;
     out.topic_count = static_cast<int32_t>(topics.size());
+    out.source_cluster_id =
+        mirror::recorded_source_cluster_id(ctx.broker->mirror_manager->states(), topics);
     if (!req->include_topics) continue;
     for (const metadata::TopicInfo* t : topics) {
       auto& topic = out.topics.emplace_back();

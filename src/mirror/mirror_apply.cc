@@ -1,0 +1,274 @@
+// MirrorRunner's handling of one partition's fetch answer (MIRRORING.md §2, §3): the copy of
+// its batches, the log start, an out-of-range position, the leader-epoch invariant, and the
+// state transitions of success and failure.
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "base/failpoint.h"
+#include "base/log.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_failure.h"
+#include "mirror/mirror_runner.h"
+#include "protocol/records/record_set.h"
+
+namespace mirra::mirror {
+namespace {
+
+constexpr const char* kMirraLogComponent = "mirror";
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct RewrittenBatches {
+  protocol::Bytes bytes;
+  int32_t max_leader_epoch = -1;
+};
+
+// The complete batches of a fetched record set, copied, with every producer id rewritten
+// (§2; the CRC is checked before and recomputed after). A batch the fetch limit cut short is
+// left for the next fetch; a corrupt one is an error for the partition (CORRUPT_MESSAGE).
+Result<RewrittenBatches> rewritten_batches(std::span<const uint8_t> fetched) {
+  RewrittenBatches out{protocol::Bytes(fetched.begin(), fetched.end())};
+  records::RecordSetIterator it(out.bytes);
+  records::BatchView batch;
+  size_t end = 0;
+  for (;;) {
+    const records::RecordSetStep step = it.next(batch);
+    if (step == records::RecordSetStep::error) return it.status();
+    if (step != records::RecordSetStep::batch) break;
+    const size_t at = static_cast<size_t>(batch.bytes().data() - out.bytes.data());
+    out.max_leader_epoch = std::max(out.max_leader_epoch, batch.partition_leader_epoch());
+    std::span<uint8_t> bytes = std::span<uint8_t>(out.bytes).subspan(at, batch.size());
+    if (Status s = records::rewrite_producer_id(bytes); !s.ok()) return s;
+    end = at + batch.size();
+  }
+  out.bytes.resize(end);
+  return out;
+}
+
+MirrorStateValue next_state(const MirrorStateValue& v, MirrorState state) {
+  MirrorStateValue next = v;
+  if (v.state != static_cast<int8_t>(state)) next.previous_state = v.state;
+  next.state = static_cast<int8_t>(state);
+  return next;
+}
+
+}  // namespace
+
+asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
+  auto handle = ctx_.partitions.find(f.tp.topic, f.tp.partition);
+  if (handle == nullptr) co_return;  // removed meanwhile
+  // Paused or failed over while the fetch was out: nothing may land now (§5 step 2).
+  if (!fetching({handle->topic_id, f.tp.partition})) co_return;
+  Status s = f.status;
+  if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
+    s = co_await realign(handle, f.tp);
+  } else if (s.ok()) {
+    s = co_await copy(handle, f);
+  }
+  if (s.ok()) {
+    co_await succeeded(f.tp);
+  } else {
+    co_await failed(f.tp, s);
+  }
+}
+
+asio::awaitable<Status> MirrorRunner::copy(const std::shared_ptr<cluster::Partition>& p,
+                                           const client::FetchedPartition& f) {
+  PartitionMirrorStatus& st = status_[f.tp];
+  st.source_high_watermark = f.high_watermark;
+  st.source_log_start = f.log_start_offset;
+  if (Status s = co_await append(p, f.records); !s.ok()) co_return s;
+  co_return co_await follow_log_start(p, f.log_start_offset);
+}
+
+asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Partition>& p,
+                                             std::span<const uint8_t> records) {
+  if (records.empty()) co_return Status::OK();
+  auto batches = rewritten_batches(records);
+  if (!batches.ok()) co_return batches.status();
+  if (batches->bytes.empty()) co_return Status::OK();
+  if (failpoints_active()) {  // tests: a storage error of this partition's appends
+    Status injected = failpoint(fmt::format("mirror.append.{}-{}", p->topic, p->index));
+    if (!injected.ok()) co_return injected;
+  }
+  // The epoch first: a consumer that sees the batches must find the partition's epoch at or
+  // above theirs (KIP-320 validation on the destination).
+  if (Status s = co_await raise_leader_epoch(p, batches->max_leader_epoch); !s.ok()) co_return s;
+  auto bytes = std::make_shared<protocol::Bytes>(std::move(batches->bytes));
+  // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice, and this
+  // one owns a shared_ptr.
+  auto job = [bytes](storage::PartitionLog& log) { return log.append_mirrored(*bytes, now_ms()); };
+  auto appended = co_await ctx_.partitions.run(p, job);
+  if (!appended.ok()) co_return appended.status();
+  p->wake_waiters();  // long-polling consumers of the destination see the new data
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> MirrorRunner::raise_leader_epoch(const std::shared_ptr<cluster::Partition>& p,
+                                                         int32_t mirrored_epoch) {
+  if (mirrored_epoch <= p->leader_epoch) co_return Status::OK();
+  MIRRA_LOG_INFO("mirror {}: {}-{}: leader epoch raised from {} to the mirrored {}", name_,
+                 p->topic, p->index, p->leader_epoch, mirrored_epoch);
+  co_return co_await ctx_.topics.raise_leader_epoch(p->topic, p->index, mirrored_epoch);
+}
+
+asio::awaitable<Status> MirrorRunner::follow_log_start(const std::shared_ptr<cluster::Partition>& p,
+                                                       int64_t source_log_start) {
+  if (source_log_start <= p->offsets.log_start) co_return Status::OK();
+  if (source_log_start > p->offsets.log_end) {
+    co_return co_await ctx_.partitions.run(p, [source_log_start](storage::PartitionLog& log) {
+      return log.truncate_fully_and_start_at(source_log_start);
+    });
+  }
+  co_return co_await ctx_.partitions.run(p, [source_log_start](storage::PartitionLog& log) {
+    return log.advance_log_start(source_log_start);
+  });
+}
+
+asio::awaitable<Status> MirrorRunner::realign(const std::shared_ptr<cluster::Partition>& p,
+                                              const client::TopicPartition& tp) {
+  // Named, not a braced list inside co_await: g++ 12 miscompiles those.
+  std::vector<client::OffsetQuery> query{{tp, client::kEarliestTimestamp},
+                                         {tp, client::kLatestTimestamp}};
+  auto range = co_await admin_->list_offsets(std::move(query));
+  if (!range.ok()) co_return range.status();
+  for (const client::PartitionOffset& o : range.value()) {
+    if (!o.status.ok()) co_return o.status;
+  }
+  const int64_t start = range->at(0).offset;
+  const int64_t end = range->at(1).offset;
+  const int64_t here = p->offsets.log_end;
+  if (here > end) {
+    // The source lost its tail (an unclean restart of a source without replicas): what it no
+    // longer has cannot stay here either, or the offsets would differ from now on.
+    MIRRA_LOG_WARN("mirror {}: {}: the source ends at {}, below this log's end {}; discarding "
+                   "{} offset(s) above it", name_, client::to_string(tp), end, here, here - end);
+    co_return co_await ctx_.partitions.run(p, [end](storage::PartitionLog& log) {
+      return log.truncate_to(end);
+    });
+  }
+  if (here < start) {
+    MIRRA_LOG_INFO("mirror {}: {}: offset {} is below the source's log start; restarting at "
+                   "{}", name_, client::to_string(tp), here, start);
+    co_return co_await ctx_.partitions.run(p, [start](storage::PartitionLog& log) {
+      return log.truncate_fully_and_start_at(start);
+    });
+  }
+  co_return Status::OK();  // in range again (the source moved meanwhile): fetch once more
+}
+
+asio::awaitable<void> MirrorRunner::succeeded(const client::TopicPartition& tp) {
+  PartitionMirrorStatus& st = status_[tp];
+  st.retries = 0;
+  st.last_error = Status::OK();
+  st.not_before = {};
+  const metadata::TopicInfo* t = ctx_.store.image().topic(tp.topic);
+  if (t == nullptr) co_return;
+  const MirrorStateKey key{t->id, tp.partition};
+  const MirrorStateValue* v = ctx_.states.get(key);
+  if (v == nullptr) co_return;
+  const auto state = static_cast<MirrorState>(v->state);
+  if (state != MirrorState::preparing && state != MirrorState::failed) co_return;
+  MirrorStateValue next = next_state(*v, MirrorState::mirroring);
+  next.retries = 0;
+  next.last_error_code = 0;
+  next.last_error.reset();
+  if (state == MirrorState::failed) {
+    MIRRA_LOG_INFO("mirror {}: {} recovered after {} failed attempt(s)", name_,
+                   client::to_string(tp), v->retries);
+  }
+  Status s = co_await ctx_.states.put(key, std::move(next), v->state_epoch);
+  // A failover or pause that began meanwhile wins; anything else is retried on the next good
+  // fetch.
+  if (!s.ok() && s.code() != ErrorCode::INVALID_MIRROR_STATE) {
+    MIRRA_LOG_WARN("mirror {}: cannot record {} as MIRRORING: {}", name_, client::to_string(tp),
+                   s.to_string());
+  }
+}
+
+asio::awaitable<void> MirrorRunner::failed(const client::TopicPartition& tp, const Status& s) {
+  PartitionMirrorStatus& st = status_[tp];
+  if (st.last_error.ok() || st.last_error.message() != s.message()) {
+    MIRRA_LOG_WARN("mirror {}: {}: {}", name_, client::to_string(tp), s.to_string());
+  }
+  st.last_error = s;
+  if (classify_failure(s.code()) == FailureKind::transient) {
+    ++st.retries;
+    st.not_before = std::chrono::steady_clock::now() + transient_backoff(st.retries);
+    co_return;
+  }
+  co_await mark_failed(tp, s);
+}
+
+asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp,
+                                                const Status& s) {
+  const metadata::TopicInfo* t = ctx_.store.image().topic(tp.topic);
+  if (t == nullptr) co_return;
+  const MirrorStateKey key{t->id, tp.partition};
+  const MirrorStateValue* v = ctx_.states.get(key);
+  MirrorStateValue first;
+  first.mirror = name_;
+  MirrorStateValue next = next_state(v ? *v : first, MirrorState::failed);
+  const bool was_failed = v != nullptr && static_cast<MirrorState>(v->state) == MirrorState::failed;
+  next.retries = was_failed ? v->retries + 1 : 1;
+  next.last_error_code = error_number(s.code());
+  next.last_error = s.message();
+  Status written = co_await ctx_.states.put(key, next, ctx_.states.epoch_of(key));
+  if (!written.ok()) {
+    MIRRA_LOG_WARN("mirror {}: cannot record {} as FAILED: {}", name_, client::to_string(tp),
+                   written.to_string());
+  }
+  PartitionMirrorStatus& st = status_[tp];
+  st.retries = 0;  // the durable count is the one that matters now
+  if (!retried_automatically(ctx_.broker, s.code(), next.retries)) {
+    MIRRA_LOG_ERROR("mirror {}: {} is FAILED ({}) and waits for the operator: mirra mirror "
+                    "--resume --mirror {} --topic {}", name_, client::to_string(tp),
+                    s.message(), name_, tp.topic);
+    co_return;
+  }
+  const auto wait = failed_retry_backoff(
+      ctx_.broker, next.retries, std::uniform_real_distribution<double>(0, 1)(random_));
+  st.not_before = std::chrono::steady_clock::now() + wait;
+  MIRRA_LOG_WARN("mirror {}: {} is FAILED (attempt {} of {}); retrying in {} ms", name_,
+                 client::to_string(tp), next.retries, ctx_.broker.failed_retry_max_attempts,
+                 wait.count());
+}
+
+asio::awaitable<void> MirrorRunner::check_source_topics() {
+  std::vector<metadata::TopicInfo> topics;  // copies: the image may change while we ask
+  std::vector<std::string> names;
+  for (const metadata::TopicInfo* t : mirror_topics(ctx_.store.image(), name_)) {
+    topics.push_back(*t);
+    names.push_back(t->name);
+  }
+  if (names.empty()) co_return;
+  auto md = co_await admin_->metadata(names);
+  if (!md.ok()) co_return;  // unreachable: the fetches report that
+  for (const metadata::TopicInfo& topic : topics) {
+    const metadata::TopicInfo* t = &topic;
+    const client::TopicInfo* source = md->topic(t->name);
+    Status gone;
+    if (source == nullptr || source->error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+      gone = Status(ErrorCode::UNKNOWN_TOPIC_ID,
+                    fmt::format("the source topic {} was deleted", t->name));
+    } else if (!source->id.is_zero() && source->id != t->id) {
+      gone = Status(ErrorCode::INCONSISTENT_TOPIC_ID,
+                    fmt::format("the source topic {} was recreated (its id is now {}; this "
+                                "mirror copies {})", t->name, source->id.to_string(),
+                                t->id.to_string()));
+    }
+    if (gone.ok()) continue;
+    for (const metadata::PartitionInfo& p : t->partitions) {
+      const client::TopicPartition tp{t->name, p.partition};  // named: see MirrorRunner::append
+      if (fetching({t->id, p.partition})) co_await mark_failed(tp, gone);
+    }
+  }
+}
+
+}  // namespace mirra::mirror

@@ -1,0 +1,49 @@
+// PauseMirrorTopics (key 102) and ResumeMirrorTopics (key 103), MIRRORING.md §3, §7: a paused
+// partition is not fetched and stays read-only; resume continues from the local log end and
+// recovers FAILED partitions.
+#include "protocol/messages/pause_mirror_topics.h"
+#include "protocol/messages/resume_mirror_topics.h"
+
+#include "mirror/mirror_manager.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+namespace {
+
+template <typename Resp>
+Resp topic_outcomes(const Result<std::vector<mirror::MirrorTopicOutcome>>& outcomes) {
+  Resp resp;
+  if (!outcomes.ok()) {
+    resp.error_code = error_number(outcomes.status().code());
+    resp.error_message = outcomes.status().message();
+    return resp;
+  }
+  for (const mirror::MirrorTopicOutcome& t : outcomes.value()) {
+    auto& out = resp.topics.emplace_back();
+    out.name = t.name;
+    out.topic_id = t.id;
+    out.error_code = error_number(t.status.code());
+    if (!t.status.ok()) out.error_message = t.status.message();
+  }
+  return resp;
+}
+
+}  // namespace
+
+asio::awaitable<HandlerResult> handle_pause_mirror_topics(RequestContext& ctx) {
+  auto req = decode_body<protocol::PauseMirrorTopicsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  auto outcomes = co_await ctx.broker->mirror_manager->pause(req->mirror_name, req->topic_names,
+                                                             req->topic_patterns);
+  co_return respond(ctx, topic_outcomes<protocol::PauseMirrorTopicsResponse>(outcomes));
+}
+
+asio::awaitable<HandlerResult> handle_resume_mirror_topics(RequestContext& ctx) {
+  auto req = decode_body<protocol::ResumeMirrorTopicsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  auto outcomes = co_await ctx.broker->mirror_manager->resume(req->mirror_name, req->topic_names,
+                                                              req->topic_patterns);
+  co_return respond(ctx, topic_outcomes<protocol::ResumeMirrorTopicsResponse>(outcomes));
+}
+
+}  // namespace mirra::server

@@ -1,0 +1,203 @@
+"""Operating mirrors between two real `mirra server` processes (MIRRORING.md §3, §5, §7):
+pause and resume, a FAILED partition retried with exponential backoff and recovered by the
+operator (failures injected with MIRRA_FAILPOINTS, base/failpoint.h: a storage error of one
+partition's mirror appends), DeleteMirror refused while topics mirror, and kill -9 in the middle
+of a failover. Every wait is a bounded poll of a condition, never a sleep."""
+import re
+import subprocess
+
+import confluent_kafka
+
+from mirra_testlib import MIRRA, assert_one_line_error, run_mirra, wait_until
+from test_mirroring import describe, ok, start_mirror, watermarks_of
+
+STEP = 30  # seconds: the bound of each wait
+
+
+def produce(bootstrap, topic, partitions, count, tag):
+    p = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "linger.ms": 2})
+    for i in range(count):
+        p.produce(topic, value=f"{tag}-{i}".encode(), partition=i % partitions)
+    assert p.flush(STEP) == 0
+
+
+def create_topic(broker, topic, partitions):
+    ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--create", "--topic", topic,
+                 "--partitions", str(partitions)))
+
+
+def rows(dst, topic):
+    return {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
+
+
+def in_sync(src, dst, topic, partitions, isolation="read_uncommitted"):
+    """Every partition MIRRORING with the destination's log end at the source's (its LSO when
+    a transaction is open there: the mirror reads read_committed)."""
+    ends = watermarks_of(src.bootstrap, topic, partitions, isolation)
+    r = rows(dst, topic)
+    return len(r) == partitions and all(
+        r[p]["state"] == "MIRRORING" and r[p]["destinationLogEndOffset"] == ends[p]
+        for p in range(partitions))
+
+
+def mirror(dst, *args):
+    return run_mirra("mirror", "--bootstrap-server", dst.bootstrap, *args)
+
+
+def test_pause_stops_fetching_and_resume_continues(make_broker, tmp_path):
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    for t in ("paused", "fence"):
+        create_topic(src, t, 2)
+        produce(src.bootstrap, t, 2, 10, "before")
+    start_mirror(src, dst, tmp_path, "paused")
+    ok(mirror(dst, "--add", "--mirror", "dr", "--topic", "fence"))
+    wait_until(lambda: in_sync(src, dst, "paused", 2) and in_sync(src, dst, "fence", 2), STEP,
+               "both topics mirrored")
+
+    # The source's cluster id, as the mirror recorded it.
+    probe = confluent_kafka.Consumer({"bootstrap.servers": src.bootstrap, "group.id": "x"})
+    source_id = probe.list_topics(timeout=10).cluster_id
+    probe.close()
+    assert source_id and source_id in ok(mirror(dst, "--list")).splitlines()[1]
+
+    assert "is paused" in ok(mirror(dst, "--pause", "--mirror", "dr", "--topic", "paused"))
+    assert {r["state"] for r in rows(dst, "paused").values()} == {"PAUSED"}
+    r = mirror(dst, "--pause", "--mirror", "dr", "--topic", "paused")
+    assert_one_line_error(r, "paused already")
+    # Writes to the paused topic, then to the fence: once the fence is copied, the mirror has
+    # fetched after the paused topic's writes, and must have left them alone.
+    produce(src.bootstrap, "paused", 2, 10, "while-paused")
+    produce(src.bootstrap, "fence", 2, 10, "after")
+    wait_until(lambda: in_sync(src, dst, "fence", 2), STEP, "the fence topic copied")
+    assert sum(watermarks_of(dst.bootstrap, "paused", 2)) == 10
+    assert {r["state"] for r in rows(dst, "paused").values()} == {"PAUSED"}
+    # Still read-only while paused.
+    r = run_mirra("produce", "--bootstrap-server", dst.bootstrap, "--topic", "paused",
+                  input="x\n")
+    assert r.returncode != 0 and "read-only" in r.stderr, r.stderr
+
+    assert "mirrored again" in ok(mirror(dst, "--resume", "--mirror", "dr", "--topic", "paused"))
+    wait_until(lambda: in_sync(src, dst, "paused", 2), STEP, "the paused topic to catch up")
+    assert sum(watermarks_of(dst.bootstrap, "paused", 2)) == 20
+    r = mirror(dst, "--resume", "--mirror", "dr", "--topic", "paused")
+    assert_one_line_error(r, "neither paused nor failed")
+    r = mirror(dst, "--pause", "--mirror", "dr", "--topic", "nope")
+    assert_one_line_error(r, "not in mirror dr")
+
+
+def retry_waits(dst, topic_partition, start):
+    return [int(m.group(1)) for m in re.finditer(
+        rf"{re.escape(topic_partition)} is FAILED \(attempt \d+ of \d+\); retrying in (\d+) ms",
+        dst.log(start))]
+
+
+def test_failed_partition_retries_with_backoff_and_the_operator_recovers_it(make_broker,
+                                                                            tmp_path):
+    src = make_broker(name="source")
+    # auto-0 fails twice and then works; manual-0 fails three times, which exhausts
+    # mirror.failed.retry.max.attempts and leaves it to the operator.
+    dst = make_broker({"mirror.failed.retry.initial.backoff.ms": 300,
+                       "mirror.failed.retry.max.attempts": 3}, name="destination",
+                      env={"MIRRA_FAILPOINTS": "mirror.append.auto-0=KAFKA_STORAGE_ERROR*2;"
+                                               "mirror.append.manual-0=KAFKA_STORAGE_ERROR*3"})
+    for t in ("auto", "manual"):
+        create_topic(src, t, 2)
+        produce(src.bootstrap, t, 2, 20, t)
+    mark = dst.mark()
+    start_mirror(src, dst, tmp_path, "auto")
+    ok(mirror(dst, "--add", "--mirror", "dr", "--topic", "manual"))
+
+    # One partition's failure stops no other: partition 1 of both topics is copied.
+    wait_until(lambda: all(rows(dst, t)[1]["lag"] == 0 and rows(dst, t)[1]["state"] == "MIRRORING"
+                           for t in ("auto", "manual")), STEP, "the healthy partitions")
+    wait_until(lambda: rows(dst, "manual")[0]["state"] == "FAILED"
+               and rows(dst, "manual")[0]["retries"] == 3, STEP, "manual-0 to give up")
+    failed = rows(dst, "manual")[0]
+    assert "failpoint" in failed["lastError"] and failed["destinationLogEndOffset"] == 0, failed
+    dst.wait_for(r"manual-0 is FAILED .* waits for the operator", timeout=STEP, start=mark)
+
+    wait_until(lambda: in_sync(src, dst, "auto", 2), STEP, "auto-0 to recover by itself")
+    waits = retry_waits(dst, "auto-0", mark)
+    assert len(waits) == 2, waits
+    # 300 ms, then 600 ms, each with +-20% jitter.
+    assert 240 <= waits[0] <= 360 and 480 <= waits[1] <= 720, waits
+    dst.wait_for(r"auto-0 recovered after 2 failed attempt\(s\)", timeout=STEP, start=mark)
+    assert rows(dst, "auto")[0]["retries"] == 0 and rows(dst, "auto")[0]["lastError"] is None
+
+    # A restart (without the failpoints now) keeps the FAILED state and its count: no
+    # automatic retry comes back.
+    dst.env = {}
+    dst.restart()
+    assert rows(dst, "manual")[0]["state"] == "FAILED"
+    assert rows(dst, "manual")[0]["retries"] == 3
+    assert "mirrored again" in ok(mirror(dst, "--resume", "--mirror", "dr", "--topic", "manual"))
+    wait_until(lambda: in_sync(src, dst, "manual", 2), STEP, "manual-0 recovered by the operator")
+    assert sum(watermarks_of(dst.bootstrap, "manual", 2)) == 20
+
+
+def test_delete_mirror_only_once_every_topic_failed_over(make_broker, tmp_path):
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    create_topic(src, "t", 1)
+    produce(src.bootstrap, "t", 1, 5, "r")
+    start_mirror(src, dst, tmp_path, "t")
+    wait_until(lambda: in_sync(src, dst, "t", 1), STEP, "the copy")
+    r = mirror(dst, "--delete", "--mirror", "dr")
+    assert_one_line_error(r, "still mirrors topic t", "--remove")
+    ok(mirror(dst, "--remove", "--mirror", "dr", "--topic", ".*"))
+    assert 'Deleted mirror "dr"' in ok(mirror(dst, "--delete", "--mirror", "dr"))
+    assert "dr" not in ok(mirror(dst, "--list"))
+    desc = ok(run_mirra("topics", "--bootstrap-server", dst.bootstrap, "--describe",
+                        "--topic", "t"))
+    assert "mirror.name" not in desc, desc
+    ok(run_mirra("produce", "--bootstrap-server", dst.bootstrap, "--topic", "t", input="own\n"))
+    assert watermarks_of(dst.bootstrap, "t", 1) == [6]
+    dst.restart()
+    assert watermarks_of(dst.bootstrap, "t", 1) == [6]
+
+
+def test_kill_in_the_middle_of_a_failover_is_finished_at_start_up(make_broker, tmp_path):
+    src = make_broker(name="source")
+    dst = make_broker(name="destination",
+                      env={"MIRRA_FAILPOINTS": "mirror.failover.stopping=crash*1"})
+    create_topic(src, "t", 2)
+    # A transaction left open on the source: the destination holds its records above its LSO.
+    txn = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap,
+                                    "transactional.id": "open", "linger.ms": 2})
+    txn.init_transactions(STEP)
+    produce(src.bootstrap, "t", 2, 10, "committed")
+    txn.begin_transaction()
+    for i in range(4):
+        txn.produce("t", value=f"open-{i}".encode(), partition=i % 2)
+    txn.flush(STEP)
+    start_mirror(src, dst, tmp_path, "t")
+    wait_until(lambda: in_sync(src, dst, "t", 2, "read_committed"), STEP,
+               "the copy up to the source's LSO")
+    assert watermarks_of(dst.bootstrap, "t", 2) == [5, 5]
+    assert watermarks_of(src.bootstrap, "t", 2) == [7, 7]
+
+    # The CLI would retry against the dead broker: it is stopped once the broker is gone.
+    cli = subprocess.Popen([MIRRA, "mirror", "--bootstrap-server", dst.bootstrap, "--remove",
+                            "--mirror", "dr", "--topic", "t"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        dst.proc.wait(STEP)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert dst.proc.returncode == 137, dst.tail()  # the failpoint's crash, after STOPPING
+    dst.env = {}
+    dst.start()
+    # Partition 0 was STOPPING when it crashed: start-up finishes its failover. Partition 1 had
+    # not begun, so it mirrors on until the operator repeats the (idempotent) command.
+    dst.wait_for(r"failed over t-0: truncated to its LSO 5", timeout=STEP, start=dst.run_mark)
+    r0 = rows(dst, "t")
+    assert r0[0]["state"] == "STOPPED" and r0[0]["lastMirroredOffset"] == 5, r0
+    assert r0[1]["state"] == "MIRRORING", r0
+    out = ok(mirror(dst, "--remove", "--mirror", "dr", "--topic", "t"))
+    assert "0:5, 1:5" in out, out
+    assert watermarks_of(dst.bootstrap, "t", 2) == [5, 5]
+    ok(run_mirra("produce", "--bootstrap-server", dst.bootstrap, "--topic", "t", input="own\n"))
+    assert sum(watermarks_of(dst.bootstrap, "t", 2)) == 11
+    txn.abort_transaction(STEP)
