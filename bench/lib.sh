@@ -34,10 +34,11 @@ bench_limit_loopback() {  # iperf3 TCP between two processes over loopback, 5 s
   iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
   pid=$!
   bench_pids+=("$pid")
-  for _ in $(seq 50); do  # until the server accepts
-    iperf3 -c 127.0.0.1 -p "$port" -t 5 -J >"$bench_tmp/iperf.json" 2>/dev/null && break
+  for _ in $(seq 50); do  # until the server accepts; a client stuck on a half-started server gives up
+    timeout 20 iperf3 -c 127.0.0.1 -p "$port" -t 5 -J >"$bench_tmp/iperf.json" 2>/dev/null && break
     sleep 0.1
   done
+  kill "$pid" 2>/dev/null || true  # a one-off server still waiting for a test would never exit
   wait "$pid" 2>/dev/null || true
   python3 - "$bench_tmp/iperf.json" <<'PY' || { echo "$0: iperf3 over loopback failed" >&2; exit 1; }
 import json, sys
