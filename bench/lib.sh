@@ -17,9 +17,14 @@ bench_need() {  # executables (paths or commands on PATH) that must exist
   done
 }
 
-bench_kill_all() {  # for the caller's EXIT trap
+# For the caller's EXIT trap: SIGTERM to whatever is still running, then up to 10 s for it to
+# exit, so that removing the temporary directory does not race a broker's last writes.
+bench_kill_all() {
   local pid
   for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${bench_pids[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
 }
 
 bench_free_port() {
@@ -29,22 +34,31 @@ bench_free_port() {
 # ---- machine limits: one "mode=limit name=N mb_per_s=R" line each on stdout ----
 
 bench_limit_loopback() {  # iperf3 TCP between two processes over loopback, 5 s
-  local port pid
+  local port pid ok=
   port=$(bench_free_port)
-  iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+  # A server for any number of tests (not -s -1): a client attempt that fails half-way, e.g.
+  # while the server starts, must not use up the only test.
+  iperf3 -s -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
   pid=$!
   bench_pids+=("$pid")
-  for _ in $(seq 50); do  # until the server accepts; a client stuck on a half-started server gives up
-    timeout 20 iperf3 -c 127.0.0.1 -p "$port" -t 5 -J >"$bench_tmp/iperf.json" 2>/dev/null && break
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true  # a one-off server still waiting for a test would never exit
-  wait "$pid" 2>/dev/null || true
-  python3 - "$bench_tmp/iperf.json" <<'PY' || { echo "$0: iperf3 over loopback failed" >&2; exit 1; }
+  # Until one test completes (iperf3 -J can exit 0 with an error in its JSON); a client stuck
+  # on the server gives up.
+  for _ in $(seq 50); do
+    if timeout 20 iperf3 -c 127.0.0.1 -p "$port" -t 5 -J >"$bench_tmp/iperf.json" 2>/dev/null &&
+       ok=$(python3 - "$bench_tmp/iperf.json" 2>/dev/null <<'PY'
 import json, sys
 bps = json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]
 print(f"mode=limit name=loopback mb_per_s={bps / 8 / 1e6:.1f}")
 PY
+       ); then
+      break
+    fi
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [ -n "$ok" ] || { echo "$0: iperf3 over loopback failed: $(head -c 300 "$bench_tmp/iperf.json")" >&2; exit 1; }
+  echo "$ok"
 }
 
 # dd prints "... copied, 1.23 s, 456 MB/s" on stderr; keep bytes / seconds. Removing the
