@@ -1,8 +1,8 @@
 // mirra_load_gen: a broker load generator on librdkafka's C API, so the figures are those an
 // ordinary Kafka client sees (and so it works against Kafka too: it uses no Mirra code).
 //
-//   produce  N records of S bytes as fast as librdkafka takes them; records/s and MB/s from the
-//            first send to the last delivery report.
+//   produce  N records of S bytes as fast as librdkafka takes them, or paced at --rate records/s;
+//            records/s and MB/s from the first send to the last delivery report.
 //   consume  N records, every partition read from the beginning (no consumer group: the broker
 //            has none yet); MB/s from the start of consumption to the N-th record.
 //   latency  paced sends at --rate for --seconds; delivery-report latency percentiles.
@@ -10,30 +10,30 @@
 // Each result is one line of key=value pairs on stdout (MB = 10^6 bytes of record values;
 // cpu_s = this process's user + system CPU over the measured interval, which stays meaningful
 // when the machine is shared and wall-clock figures are not); diagnostics go to stderr. Any delivery or fetch error makes the exit code 1.
-#include <librdkafka/rdkafka.h>
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "bench_rdkafka.h"
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void die(const std::string& msg) {
-  std::fprintf(stderr, "mirra_load_gen: %s\n", msg.c_str());
-  std::exit(1);
-}
+using bench::Clock;
+using bench::cpu_seconds;
+using bench::create_topic;
+using bench::die;
+using bench::parse_long;
+using bench::partition_count;
+using bench::percentile_ms;
+using bench::seconds_between;
+using bench::set;
 
 struct Options {
   std::string mode;
@@ -46,7 +46,7 @@ struct Options {
   std::string compression = "none";
   long linger_ms = -1;  // -1: the mode's default (5 for produce, 0 for latency)
   long batch_size = 0;  // 0: librdkafka's default
-  long rate = 5000;
+  long rate = -1;  // -1: the mode's default (unpaced for produce, 5000 msg/s for latency)
   long seconds = 10;
   std::vector<std::pair<std::string, std::string>> extra;  // --set key=value
 };
@@ -54,20 +54,11 @@ struct Options {
 const char kUsage[] =
     "usage: mirra_load_gen produce --bootstrap H:P --topic T --records N --size S\n"
     "                              [--acks 1] [--partitions P] [--compression none]\n"
-    "                              [--linger-ms 5] [--batch-size BYTES] [--set key=value]...\n"
+    "                              [--linger-ms 5] [--batch-size BYTES] [--rate RECORDS_PER_S]\n"
+    "                              [--set key=value]...\n"
     "       mirra_load_gen consume --bootstrap H:P --topic T --records N [--set key=value]...\n"
     "       mirra_load_gen latency --bootstrap H:P --topic T [--rate 5000] [--seconds 10]\n"
     "                              [--size 1024] [--acks 1] [--partitions P] [--linger-ms 0]\n";
-
-long parse_long(const std::string& flag, const char* s, long min) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < min) {
-    die(flag + ": expected an integer >= " + std::to_string(min) + ", got '" + s + "'");
-  }
-  return v;
-}
 
 Options parse_args(int argc, char** argv) {
   if (argc < 2) die(std::string("missing mode\n") + kUsage);
@@ -103,14 +94,8 @@ Options parse_args(int argc, char** argv) {
   if (o.topic.empty()) die("--topic is required");
   if (o.mode != "latency" && o.records == 0) die("--records is required");
   if (o.linger_ms < 0) o.linger_ms = o.mode == "latency" ? 0 : 5;
+  if (o.rate < 0) o.rate = o.mode == "latency" ? 5000 : 0;
   return o;
-}
-
-void set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value) {
-  char err[512];
-  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-    die(key + "=" + value + ": " + err);
-  }
 }
 
 rd_kafka_conf_t* base_conf(const Options& o) {
@@ -123,67 +108,7 @@ rd_kafka_conf_t* base_conf(const Options& o) {
 // --set comes last so it can override anything this tool sets.
 rd_kafka_t* new_client(rd_kafka_type_t type, rd_kafka_conf_t* conf, const Options& o) {
   for (const auto& [k, v] : o.extra) set(conf, k, v);
-  char err[512];
-  rd_kafka_t* rk = rd_kafka_new(type, conf, err, sizeof err);
-  if (rk == nullptr) die(std::string("rd_kafka_new: ") + err);
-  return rk;
-}
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-double cpu_seconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return s(ru.ru_utime) + s(ru.ru_stime);
-}
-
-// ---- topic set-up ----------------------------------------------------------------------------
-
-// Creates the topic with the requested partition count (an existing one is kept as it is), so a
-// run does not depend on the broker's num.partitions for auto-created topics.
-void create_topic(rd_kafka_t* rk, const Options& o) {
-  char err[512];
-  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(o.topic.c_str(), o.partitions, 1, err, sizeof err);
-  if (nt == nullptr) die("topic " + o.topic + ": " + err);
-  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
-  rd_kafka_CreateTopics(rk, &nt, 1, nullptr, q);
-  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 10000);
-  if (ev == nullptr) die("CreateTopics " + o.topic + ": no answer within 10 s");
-  if (rd_kafka_event_error(ev) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    die("CreateTopics " + o.topic + ": " + rd_kafka_event_error_string(ev));
-  }
-  size_t n = 0;
-  const rd_kafka_topic_result_t** res =
-      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
-  for (size_t i = 0; i < n; ++i) {
-    rd_kafka_resp_err_t e = rd_kafka_topic_result_error(res[i]);
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-      const char* msg = rd_kafka_topic_result_error_string(res[i]);
-      die("CreateTopics " + o.topic + ": " + rd_kafka_err2name(e) + (msg ? std::string(": ") + msg : ""));
-    }
-  }
-  rd_kafka_event_destroy(ev);
-  rd_kafka_queue_destroy(q);
-  rd_kafka_NewTopic_destroy(nt);
-}
-
-// The topic's partition count from a metadata request; dies if the topic is unknown.
-int partition_count(rd_kafka_t* rk, const std::string& topic) {
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
-  const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
-  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) die("metadata for " + topic + ": " + rd_kafka_err2str(e));
-  if (md->topic_cnt != 1 || md->topics[0].err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    die("metadata for " + topic + ": " +
-        (md->topic_cnt == 1 ? rd_kafka_err2str(md->topics[0].err) : "topic missing"));
-  }
-  int n = md->topics[0].partition_cnt;
-  rd_kafka_metadata_destroy(md);
-  rd_kafka_topic_destroy(rkt);
-  return n;
+  return bench::new_client(type, conf);
 }
 
 // ---- payloads -------------------------------------------------------------------------------
@@ -272,13 +197,16 @@ int run_produce(const Options& o) {
   ProduceStats st;
   st.expected = o.records;
   rd_kafka_t* rk = new_producer(o, &st);
-  create_topic(rk, o);
+  create_topic(rk, o.topic, o.partitions);
   const int parts = partition_count(rk, o.topic);
   Payloads pay(static_cast<size_t>(o.size));
 
   const double cpu0 = cpu_seconds();
   const auto start = Clock::now();
+  const auto interval = std::chrono::nanoseconds(o.rate > 0 ? 1'000'000'000 / o.rate : 0);
   for (long i = 0; i < o.records; ++i) {
+    // Paced in steps of 16 records: one sleep per record would cost more than the send.
+    if (o.rate > 0 && (i & 15) == 0) std::this_thread::sleep_until(start + i * interval);
     // Round robin rather than librdkafka's sticky partitioner, so every partition gets an even
     // share whatever the run's length.
     send(rk, o, pay.value(i), pay.size(), static_cast<int32_t>(i % parts), nullptr);
@@ -289,20 +217,15 @@ int run_produce(const Options& o) {
   const double secs = seconds_between(start, st.last_delivery);
   const double bytes = static_cast<double>(o.records) * o.size;
   std::printf("mode=produce topic=%s records=%ld size=%ld partitions=%d acks=%s compression=%s "
-              "linger_ms=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f cpu_s=%.2f errors=%ld\n",
+              "linger_ms=%ld rate=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f cpu_s=%.2f "
+              "errors=%ld\n",
               o.topic.c_str(), o.records, o.size, parts, o.acks.c_str(), o.compression.c_str(),
-              o.linger_ms, secs, o.records / secs, bytes / secs / 1e6, cpu, st.errors.load());
+              o.linger_ms, o.rate, secs, o.records / secs, bytes / secs / 1e6, cpu, st.errors.load());
   rd_kafka_destroy(rk);
   return st.errors.load() == 0 ? 0 : 1;
 }
 
 // ---- latency --------------------------------------------------------------------------------
-
-double percentile_ms(const std::vector<int64_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t i = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
-  return static_cast<double>(sorted[std::min(i, sorted.size() - 1)]) / 1000.0;
-}
 
 int run_latency(const Options& o) {
   const long total = o.rate * o.seconds;
@@ -310,7 +233,7 @@ int run_latency(const Options& o) {
   ProduceStats st;
   st.expected = total;
   rd_kafka_t* rk = new_producer(o, &st);
-  create_topic(rk, o);
+  create_topic(rk, o.topic, o.partitions);
   const int parts = partition_count(rk, o.topic);
   Payloads pay(static_cast<size_t>(o.size));
 

@@ -4,7 +4,8 @@
 # machine. Limits: iperf3 TCP over loopback (the ceiling for moving bytes between two processes
 # here), dd's sequential write into the page cache (no sync: the ceiling for acks=1 appends, which
 # do not wait for fsync) and dd's sequential write ending in fdatasync (the disk's sustained
-# rate, which produce only exceeds while the page cache absorbs the writes).
+# rate, which produce only exceeds while the page cache absorbs the writes), and memcpy when the
+# build has the micro-benchmarks. The shell pieces are bench/lib.sh's.
 # Prints every figure with its ratio to each limit, the CPU it cost (client + broker, which stays
 # comparable when the machine is shared and wall-clock rates are not) and the issue's goals.
 # Takes one to two minutes.
@@ -21,92 +22,24 @@ mirra=$build/mirra
 load_gen=$build/bench/broker/mirra_load_gen
 n1k=${BENCH_RECORDS_1K:-1000000}
 n100=${BENCH_RECORDS_100:-3000000}
-for f in "$mirra" "$load_gen"; do
-  if [ ! -x "$f" ]; then
-    echo "run.sh: $f not found; build it first (see the usage at the top of bench/broker/run.sh)" >&2
-    exit 1
-  fi
-done
-for tool in iperf3 dd python3; do
-  command -v "$tool" >/dev/null || { echo "run.sh: $tool not installed (scripts/install-deps.sh)" >&2; exit 1; }
-done
+. bench/lib.sh
+bench_need "$mirra" "$load_gen" iperf3 dd python3
 
-tmp=$(mktemp -d "${MIRRA_BENCH_DIR:-/var/tmp}/mirra-broker.XXXXXX")
-broker_pid=
-iperf_pid=
-cleanup() {
-  [ -n "$iperf_pid" ] && kill "$iperf_pid" 2>/dev/null || true
-  [ -n "$broker_pid" ] && kill "$broker_pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-results=$tmp/results  # one key=value line per measurement, read by the report below
+bench_tmp=$(mktemp -d "${MIRRA_BENCH_DIR:-/var/tmp}/mirra-broker.XXXXXX")
+trap 'bench_kill_all; rm -rf "$bench_tmp"' EXIT
+results=$bench_tmp/results  # one key=value line per measurement, read by the report below
 
-# ---- machine limits (before the broker starts, so nothing competes with them) ----
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
-iperf_pid=$!
-for _ in $(seq 50); do  # until the server accepts
-  iperf3 -c 127.0.0.1 -p "$port" -t 5 -J >"$tmp/iperf.json" 2>/dev/null && break
-  sleep 0.1
-done
-wait "$iperf_pid" 2>/dev/null || true
-iperf_pid=
-if ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))["end"]["sum_received"]' "$tmp/iperf.json" 2>/dev/null; then
-  echo "run.sh: iperf3 over loopback failed" >&2
-  exit 1
-fi
-python3 - "$tmp/iperf.json" >>"$results" <<'PY'
-import json, sys
-bps = json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]
-print(f"mode=limit name=loopback mb_per_s={bps / 8 / 1e6:.1f}")
-PY
-
-# dd prints "... copied, 1.23 s, 456 MB/s" on stderr; keep bytes / seconds. Removing the
-# unsynced file drops its dirty pages, so no writeback is left to disturb what follows.
-dd_limit() {  # name, dd arguments
-  local name=$1; shift
-  dd if=/dev/zero of="$tmp/dd" bs=1M count=1024 "$@" 2>&1 >/dev/null |
-    awk -v name="$name" '/copied/ { for (i = 1; i <= NF; i++) { if ($i == "bytes") b = $1; if ($i == "s,") s = $(i-1) }
-                                    printf "mode=limit name=%s mb_per_s=%.1f\n", name, b / s / 1e6 }' >>"$results"
-  rm -f "$tmp/dd"
-}
-dd_limit cache
-dd_limit disk conv=fdatasync
+bench_limits "$build" >>"$results"
 cat "$results"
 
-# ---- broker ----
-
-"$mirra" server --override log.dirs="$tmp/data" --override listeners=PLAINTEXT://127.0.0.1:0 \
-  >"$tmp/broker.log" 2>&1 &
-broker_pid=$!
-bootstrap=
-for _ in $(seq 100); do
-  bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$tmp/broker.log" | head -1)
-  [ -n "$bootstrap" ] && break
-  kill -0 "$broker_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$bootstrap" ]; then
-  echo "run.sh: the broker did not start; its log:" >&2
-  cat "$tmp/broker.log" >&2
-  exit 1
-fi
-echo "broker on $bootstrap (data in $tmp/data)"
-
-ticks=$(getconf CLK_TCK)
-broker_cpu() {  # user + system seconds so far (fields 14 and 15 of /proc/PID/stat)
-  awk -v t="$ticks" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$broker_pid/stat"
-}
+bench_start_broker "$mirra" broker
 failed=0
 run() {  # load_gen arguments; records its result line with the broker's CPU over the run
   local before line rc=0
-  before=$(broker_cpu)
-  line=$("$load_gen" "$@" --bootstrap "$bootstrap") || rc=$?
+  before=$(bench_cpu "$broker_pid")
+  line=$("$load_gen" "$@" --bootstrap "$broker_bootstrap") || rc=$?
   if [ -n "$line" ]; then
-    echo "$line broker_cpu_s=$(awk -v a="$before" -v b="$(broker_cpu)" 'BEGIN { printf "%.2f", b - a }')" |
+    echo "$line broker_cpu_s=$(bench_sub "$before" "$(bench_cpu "$broker_pid")")" |
       tee -a "$results"
   fi
   if [ "$rc" != 0 ]; then
@@ -122,27 +55,7 @@ run consume --topic bench-1k-p1 --records "$n1k"
 run consume --topic bench-1k-p8 --records "$n1k"
 run latency --topic bench-latency --rate 5000 --seconds 10 --size 1024 --acks 1
 
-kill -TERM "$broker_pid"
-for _ in $(seq 300); do  # a clean stop takes well under a second; give up after 30 s
-  kill -0 "$broker_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if kill -0 "$broker_pid" 2>/dev/null; then
-  echo "run.sh: the broker did not stop within 30 s of SIGTERM; killing it" >&2
-  kill -KILL "$broker_pid"
-fi
-broker_rc=0
-wait "$broker_pid" || broker_rc=$?
-broker_pid=
-if [ "$broker_rc" != 0 ]; then
-  echo "run.sh: the broker exited with $broker_rc after SIGTERM; its log ends:" >&2
-  tail -20 "$tmp/broker.log" >&2
-  failed=1
-fi
-if grep -q ' WARN \| ERROR ' "$tmp/broker.log"; then
-  echo "broker warnings/errors during the run:"
-  grep ' WARN \| ERROR ' "$tmp/broker.log" | head -10
-fi
+bench_stop_broker "$broker_pid" broker || failed=1
 
 python3 - "$results" "$(nproc)" <<'PY'
 import sys
@@ -154,7 +67,8 @@ def find(mode, topic):
 
 print()
 print(f"machine limits: loopback TCP (iperf3) {limit['loopback']:.1f} MB/s, page-cache write (dd) "
-      f"{limit['cache']:.1f} MB/s, disk write + fdatasync (dd) {limit['disk']:.1f} MB/s; {ncpu} cores")
+      f"{limit['cache']:.1f} MB/s, disk write + fdatasync (dd) {limit['disk']:.1f} MB/s"
+      + (f", memcpy {limit['memcpy']:.0f} MB/s" if "memcpy" in limit else "") + f"; {ncpu} cores")
 print(f"{'figure':28s} {'MB/s':>8s} {'records/s':>10s} {'/loopback':>9s} {'/cache':>7s} {'/disk':>7s}"
       f" {'cpu s/GB':>9s} {'cores':>6s}")
 for label, mode, topic in [
