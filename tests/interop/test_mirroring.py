@@ -7,28 +7,20 @@ same, and batches that equal the source's byte for byte except the producer id (
 -(p+2)) and the CRC. Mirror topics are read-only (real clients fail fast), follow the source's
 log start, and fail over to the local LSO with a durable LMO. Every wait is a bounded poll of a
 condition, never a sleep."""
-import json
 import struct
 import time
 
 import pytest
 
 import confluent_kafka
-from confluent_kafka import KafkaError, TopicPartition
+from confluent_kafka import TopicPartition
 
 import clients
-from records import read_to_end
 from mirra_testlib import run_mirra, wait_until
+from mirroring import (PARTITIONS, PID_AT, STEP, TXN, assert_same_batches, caught_up, describe,
+                       ok, read_everything, segment_batches, start_mirror, watermarks_of)
 
-PARTITIONS = 8
-STEP = 30  # seconds: the bound of each wait
-TXN = {"transaction.state.log.num.partitions": 3, "offsets.topic.num.partitions": 3}
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
-
-
-def ok(r):
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
 
 
 def produce_everything(bootstrap, topic, tag):
@@ -65,74 +57,11 @@ def produce_everything(bootstrap, topic, tag):
     return sent
 
 
-def read_everything(bootstrap, topic, isolation, partitions=PARTITIONS):
-    """Every record a consumer with `isolation` reads from offset 0 to the end it sees:
-    {(partition, offset): (key, value, headers, timestamp)}."""
-    return {(m.partition(), m.offset()): (m.key(), m.value(), m.headers(), m.timestamp())
-            for m in read_to_end(bootstrap, topic, partitions, isolation, STEP)}
-
-
-def describe(dst):
-    return json.loads(ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--describe",
-                                   "--json")))
-
-
-def caught_up(src, dst, topic):
-    ends = watermarks_of(src.bootstrap, topic, PARTITIONS)
-    rows = {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
-    return len(rows) == PARTITIONS and all(
-        rows[p]["state"] == "MIRRORING" and rows[p]["destinationLogEndOffset"] == ends[p]
-        and rows[p]["sourceHighWatermark"] == ends[p] and rows[p]["lag"] == 0
-        for p in range(PARTITIONS))
-
-
-def segment_batches(broker, topic, partition):
-    """Every batch of a partition's segment files, in offset order (Kafka's on-disk format:
-    the batches back to back)."""
-    out = []
-    for path in sorted((broker.data_dir / f"{topic}-{partition}").glob("*.log")):
-        data, pos = path.read_bytes(), 0
-        while pos + 12 <= len(data):
-            _, length = struct.unpack_from(">qi", data, pos)
-            out.append(data[pos:pos + 12 + length])
-            pos += 12 + length
-    return out
-
-
-PID_AT, CRC_AT = 43, 17  # producer id (8 bytes) and CRC (4 bytes) in a v2 batch
-
-
-def assert_same_batches(src, dst, topic):
-    mirrored = 0
-    for p in range(PARTITIONS):
-        a, b = segment_batches(src, topic, p), segment_batches(dst, topic, p)
-        assert len(a) == len(b), (p, len(a), len(b))
-        for x, y in zip(a, b):
-            assert len(x) == len(y)
-            (pid,) = struct.unpack_from(">q", x, PID_AT)
-            (mirrored_pid,) = struct.unpack_from(">q", y, PID_AT)
-            assert mirrored_pid == (-(pid + 2) if pid >= 0 else -1), (pid, mirrored_pid)
-            mask = lambda b: b[:CRC_AT] + b[CRC_AT + 4:PID_AT] + b[PID_AT + 8:]
-            assert mask(x) == mask(y), f"partition {p}: batch at {struct.unpack_from('>q', x)[0]}"
-            mirrored += pid >= 0
-    assert mirrored > 0  # idempotent and transactional batches were there to rewrite
-
-
 def topic_id(broker, topic):
     out = ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--describe",
                        "--topic", topic))
     first = out.splitlines()[0].split("\t")
     return first[1], first[2]  # "TopicId: ...", "PartitionCount: N"
-
-
-def start_mirror(src, dst, tmp_path, topic, name="dr"):
-    cfg = tmp_path / f"{name}.properties"
-    cfg.write_text(f"bootstrap.servers={src.bootstrap}\n")
-    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--create", "--mirror", name,
-                 "--mirror-config", str(cfg)))
-    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--add", "--mirror", name,
-                       "--topic", topic))
-    assert f'Topic "{topic}"' in out
 
 
 def test_steady_state_mirror_is_identical(make_broker, tmp_path):
@@ -173,17 +102,6 @@ def mirrored_topic(make_broker, tmp_path):
     start_mirror(src, dst, tmp_path, topic)
     wait_until(lambda: sum(watermarks_of(dst.bootstrap, topic, 2)) == 10, STEP, "the copy")
     return src, dst, topic
-
-
-def watermarks_of(bootstrap, topic, partitions, isolation="read_uncommitted"):
-    """The high watermark of each partition (the LSO for read_committed)."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm",
-                                  "isolation.level": isolation})
-    try:
-        return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
-                for p in range(partitions)]
-    finally:
-        c.close()
 
 
 @pytest.mark.parametrize("client", [clients.ConfluentKafka, clients.KafkaPython, clients.KafkaJS])
