@@ -7,28 +7,23 @@ same, and batches that equal the source's byte for byte except the producer id (
 -(p+2)) and the CRC. Mirror topics are read-only (real clients fail fast), follow the source's
 log start, and fail over to the local LSO with a durable LMO. Every wait is a bounded poll of a
 condition, never a sleep."""
-import json
 import struct
 import time
 
 import pytest
 
 import confluent_kafka
-from confluent_kafka import KafkaError, TopicPartition
+from confluent_kafka import TopicPartition
 
 import clients
-from records import read_to_end
 from mirra_testlib import run_mirra, wait_until
+from mirrors import caught_up, describe, ok, start_mirror, topic_id, watermarks_of
+from records import read_to_end
 
 PARTITIONS = 8
 STEP = 30  # seconds: the bound of each wait
 TXN = {"transaction.state.log.num.partitions": 3, "offsets.topic.num.partitions": 3}
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
-
-
-def ok(r):
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
 
 
 def produce_everything(bootstrap, topic, tag):
@@ -72,20 +67,6 @@ def read_everything(bootstrap, topic, isolation, partitions=PARTITIONS):
             for m in read_to_end(bootstrap, topic, partitions, isolation, STEP)}
 
 
-def describe(dst):
-    return json.loads(ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--describe",
-                                   "--json")))
-
-
-def caught_up(src, dst, topic):
-    ends = watermarks_of(src.bootstrap, topic, PARTITIONS)
-    rows = {r["partition"]: r for r in describe(dst) if r["topic"] == topic}
-    return len(rows) == PARTITIONS and all(
-        rows[p]["state"] == "MIRRORING" and rows[p]["destinationLogEndOffset"] == ends[p]
-        and rows[p]["sourceHighWatermark"] == ends[p] and rows[p]["lag"] == 0
-        for p in range(PARTITIONS))
-
-
 def segment_batches(broker, topic, partition):
     """Every batch of a partition's segment files, in offset order (Kafka's on-disk format:
     the batches back to back)."""
@@ -118,23 +99,6 @@ def assert_same_batches(src, dst, topic):
     assert mirrored > 0  # idempotent and transactional batches were there to rewrite
 
 
-def topic_id(broker, topic):
-    out = ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--describe",
-                       "--topic", topic))
-    first = out.splitlines()[0].split("\t")
-    return first[1], first[2]  # "TopicId: ...", "PartitionCount: N"
-
-
-def start_mirror(src, dst, tmp_path, topic, name="dr"):
-    cfg = tmp_path / f"{name}.properties"
-    cfg.write_text(f"bootstrap.servers={src.bootstrap}\n")
-    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--create", "--mirror", name,
-                 "--mirror-config", str(cfg)))
-    out = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--add", "--mirror", name,
-                       "--topic", topic))
-    assert f'Topic "{topic}"' in out
-
-
 def test_steady_state_mirror_is_identical(make_broker, tmp_path):
     src = make_broker(TXN, name="source")
     dst = make_broker(TXN, name="destination")
@@ -145,7 +109,7 @@ def test_steady_state_mirror_is_identical(make_broker, tmp_path):
     start_mirror(src, dst, tmp_path, topic)
     # Writes keep coming while it mirrors.
     produce_everything(src.bootstrap, topic, "during")
-    wait_until(lambda: caught_up(src, dst, topic), STEP, "the mirror to catch up")
+    wait_until(lambda: caught_up(src, dst, topic, PARTITIONS), STEP, "the mirror to catch up")
 
     assert topic_id(dst, topic) == topic_id(src, topic)
     desc = ok(run_mirra("topics", "--bootstrap-server", dst.bootstrap, "--describe",
@@ -173,17 +137,6 @@ def mirrored_topic(make_broker, tmp_path):
     start_mirror(src, dst, tmp_path, topic)
     wait_until(lambda: sum(watermarks_of(dst.bootstrap, topic, 2)) == 10, STEP, "the copy")
     return src, dst, topic
-
-
-def watermarks_of(bootstrap, topic, partitions, isolation="read_uncommitted"):
-    """The high watermark of each partition (the LSO for read_committed)."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "wm",
-                                  "isolation.level": isolation})
-    try:
-        return [c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
-                for p in range(partitions)]
-    finally:
-        c.close()
 
 
 @pytest.mark.parametrize("client", [clients.ConfluentKafka, clients.KafkaPython, clients.KafkaJS])
