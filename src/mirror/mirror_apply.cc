@@ -26,6 +26,7 @@ int64_t now_ms() {
 
 struct RewrittenBatches {
   protocol::Bytes bytes;
+  int64_t first_offset = -1;
   int32_t max_leader_epoch = -1;
 };
 
@@ -42,6 +43,7 @@ Result<RewrittenBatches> rewritten_batches(std::span<const uint8_t> fetched) {
     if (step == records::RecordSetStep::error) return it.status();
     if (step != records::RecordSetStep::batch) break;
     const size_t at = static_cast<size_t>(batch.bytes().data() - out.bytes.data());
+    if (out.first_offset < 0) out.first_offset = batch.base_offset();
     out.max_leader_epoch = std::max(out.max_leader_epoch, batch.partition_leader_epoch());
     std::span<uint8_t> bytes = std::span<uint8_t>(out.bytes).subspan(at, batch.size());
     if (Status s = records::rewrite_producer_id(bytes); !s.ok()) return s;
@@ -96,6 +98,22 @@ asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Part
   if (failpoints_active()) {  // tests: a storage error of this partition's appends
     Status injected = failpoint(fmt::format("mirror.append.{}-{}", p->topic, p->index));
     if (!injected.ok()) co_return injected;
+  }
+  // We fetched at our log end, which is a batch boundary once we hold a batch (an empty log
+  // may start inside a source batch, after DeleteRecords there). A source batch that starts
+  // below it means the source's log no longer matches ours from there (it lost its tail and
+  // wrote anew): what we hold from that offset on is not the source's any more.
+  const bool holds_batches = p->offsets.log_end > p->offsets.log_start;
+  if (holds_batches && batches->first_offset < p->offsets.log_end &&
+      batches->first_offset >= p->offsets.log_start) {
+    const int64_t from = batches->first_offset;
+    MIRRA_LOG_WARN("mirror {}: {}-{}: the source's batch at {} starts below this log's end {}; "
+                   "the source's log changed there: discarding {} offset(s) from {}", name_,
+                   p->topic, p->index, from, p->offsets.log_end, p->offsets.log_end - from,
+                   from);
+    Status cut = co_await ctx_.partitions.run(
+        p, [from](storage::PartitionLog& log) { return log.truncate_to(from); });
+    if (!cut.ok()) co_return cut;
   }
   // The epoch first: a consumer that sees the batches must find the partition's epoch at or
   // above theirs (KIP-320 validation on the destination).

@@ -16,6 +16,9 @@ TXN = {"transaction.state.log.num.partitions": 3, "offsets.topic.num.partitions"
 PID_AT, CRC_AT = 43, 17  # producer id (8 bytes) and CRC (4 bytes) in a v2 batch
 
 
+ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid::zero() in Kafka's base64
+
+
 def ok(r):
     assert r.returncode == 0, (r.stdout, r.stderr)
     return r.stdout
@@ -96,3 +99,11 @@ def assert_same_batches(src, dst, topic, partitions=PARTITIONS):
             compared += 1
     assert mirrored > 0  # idempotent and transactional batches were there to rewrite
     return compared
+
+
+def topic_id(broker, topic):
+    """("TopicId: ...", "PartitionCount: N") of `mirra topics --describe`."""
+    out = ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--describe",
+                       "--topic", topic))
+    first = out.splitlines()[0].split("\t")
+    return first[1], first[2]

@@ -18,7 +18,8 @@ from confluent_kafka import TopicPartition
 import clients
 from mirra_testlib import run_mirra, wait_until
 from mirroring import (PARTITIONS, PID_AT, STEP, TXN, assert_same_batches, caught_up, describe,
-                       ok, read_everything, segment_batches, start_mirror, watermarks_of)
+                       ok, read_everything, segment_batches, start_mirror, topic_id,
+                       watermarks_of)
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 
@@ -57,11 +58,6 @@ def produce_everything(bootstrap, topic, tag):
     return sent
 
 
-def topic_id(broker, topic):
-    out = ok(run_mirra("topics", "--bootstrap-server", broker.bootstrap, "--describe",
-                       "--topic", topic))
-    first = out.splitlines()[0].split("\t")
-    return first[1], first[2]  # "TopicId: ...", "PartitionCount: N"
 
 
 def test_steady_state_mirror_is_identical(make_broker, tmp_path):

@@ -9,7 +9,7 @@ import subprocess
 import confluent_kafka
 
 from mirra_testlib import MIRRA, assert_one_line_error, run_mirra, wait_until
-from test_mirroring import describe, ok, start_mirror, watermarks_of
+from mirroring import describe, ok, start_mirror, watermarks_of
 
 STEP = 30  # seconds: the bound of each wait
 

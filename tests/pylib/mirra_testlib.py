@@ -14,7 +14,8 @@
 Every wait is bounded and waits for a condition (a log line, a process exit, a socket becoming
 readable), never for a fixed time.
 
-The conftest.py of each test directory puts this directory on sys.path.
+The conftest.py of each test directory puts this directory on sys.path. Its mock_cluster.py
+runs librdkafka's mock cluster (tests/tools/mock_cluster) for tests/cli and tests/interop.
 """
 import os
 import re

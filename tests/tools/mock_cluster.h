@@ -31,7 +31,7 @@ class MockCluster {
   std::string set_broker_down(int32_t broker);
   std::string set_broker_up(int32_t broker);
   // Makes Metadata report `kafka_error` for a topic (the mock auto-creates unknown topics at
-  // Metadata v0-3, its whole range, so this is how a test gets UNKNOWN_TOPIC_OR_PARTITION).
+  // Metadata v0-2, its whole range, so this is how a test gets UNKNOWN_TOPIC_OR_PARTITION).
   void set_topic_error(const std::string& topic, int16_t kafka_error);
   // Delays every response of a broker (-1: all brokers) by rtt_ms.
   std::string set_rtt(int32_t broker, int rtt_ms);
