@@ -24,6 +24,7 @@
 
 #include "base/asio.h"
 #include "client/broker_connection.h"
+#include "client/fetch_sessions.h"
 #include "client/types.h"
 
 namespace mirra::client {
@@ -74,6 +75,9 @@ class Client {
       IsolationLevel isolation = IsolationLevel::read_uncommitted);
   asio::awaitable<Result<std::vector<ProduceResult>>> produce(std::vector<ProduceBatch> batches,
                                                               ProduceOptions options = {});
+  // One answer per position, in order. With options.sessions, requests go in the caller's
+  // KIP-227 sessions (client/fetch_sessions.h); partitions an incremental answer leaves out come
+  // back OK, without records, with the offsets last reported.
   asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(
       std::vector<FetchPosition> positions, FetchOptions options = {});
 
@@ -178,7 +182,8 @@ class Client {
   template <typename Req, typename Misrouted>
   asio::awaitable<Result<Reply<response_t<Req>>>> send_admin(const Req& req, bool to_controller,
                                                              Misrouted misrouted);
-  // The retry loop shared by produce, fetch and list_offsets (client_routing.h).
+  // The retry loop shared by produce, fetch and list_offsets (client_routing.h). `send_group`
+  // is called as (connection, indexes, results), or (node id, connection, indexes, results).
   template <typename Out, typename Item, typename SendGroup>
   asio::awaitable<Result<std::vector<Out>>> route(std::vector<Item>& items, SendGroup send_group);
 

@@ -1,11 +1,16 @@
 // Client's routed data calls: produce, fetch and list_offsets. Each builds one request per
 // leader from the partitions route() hands it and maps the response back to those partitions.
+// Fetch uses the caller's FetchSessions (KIP-227, client/fetch_sessions.h) when given one.
 #include <map>
+#include <optional>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "client/client.h"
 #include "client/client_routing.h"
+#include "client/fetch_sessions.h"
 
 namespace mirra::client {
 namespace {
@@ -49,6 +54,129 @@ Status missing_answer(std::string_view api, const TopicPartition& tp, const Brok
                             to_string(tp)));
 }
 
+// ---- fetch ----
+
+std::vector<FetchTarget> fetch_targets(const std::vector<FetchPosition>& positions,
+                                       const std::vector<size_t>& indexes,
+                                       const ClusterMetadata& cache) {
+  std::vector<FetchTarget> targets;
+  targets.reserve(indexes.size());
+  for (size_t i : indexes) {
+    const FetchPosition& f = positions[i];
+    const TopicInfo* info = cache.topic(f.tp.topic);
+    targets.push_back(FetchTarget{f.tp, info ? info->id : Uuid::zero(), f.offset, f.max_bytes,
+                                  f.current_leader_epoch});
+  }
+  return targets;
+}
+
+protocol::FetchRequest fetch_request(const FetchOptions& opts, const FetchSessions::Request& plan,
+                                     const std::vector<FetchTarget>& targets) {
+  using Req = protocol::FetchRequest;
+  Req req;
+  req.replica_id = -1;
+  req.max_wait_ms = opts.max_wait_ms;
+  req.min_bytes = opts.min_bytes;
+  req.max_bytes = opts.max_bytes;
+  req.isolation_level = static_cast<int8_t>(opts.isolation);
+  req.session_id = plan.session_id;
+  req.session_epoch = plan.epoch;
+  for (size_t i : plan.send) {
+    const FetchTarget& f = targets[i];
+    Req::FetchTopic& t = topic_entry(req.topics, f.tp.topic, &Req::FetchTopic::topic);
+    t.topic_id = f.topic_id;
+    Req::FetchPartition p;
+    p.partition = f.tp.partition;
+    p.current_leader_epoch = f.current_leader_epoch;
+    p.fetch_offset = f.offset;
+    p.partition_max_bytes = f.max_bytes;
+    t.partitions.push_back(p);
+  }
+  const bool by_id = plan.version >= kFetchTopicIdsFromVersion;
+  for (const auto& [tp, id] : plan.forget) {
+    Req::ForgottenTopic* entry = nullptr;
+    for (Req::ForgottenTopic& f : req.forgotten_topics_data) {
+      if (by_id ? f.topic_id == id : f.topic == tp.topic) entry = &f;
+    }
+    if (entry == nullptr) {
+      entry = &req.forgotten_topics_data.emplace_back();
+      entry->topic = tp.topic;
+      entry->topic_id = id;
+    }
+    entry->partitions.push_back(tp.partition);
+  }
+  return req;
+}
+
+void fill_fetched(FetchedPartition& r, const protocol::FetchResponse::PartitionData& p,
+                  const std::shared_ptr<const protocol::Bytes>& buffer) {
+  r.status = status_from(p.error_code, std::nullopt, "fetch " + to_string(r.tp));
+  r.high_watermark = p.high_watermark;
+  r.last_stable_offset = p.last_stable_offset;
+  r.log_start_offset = p.log_start_offset;
+  r.aborted_transactions.clear();
+  for (const auto& a : p.aborted_transactions.value_or(
+           std::vector<protocol::FetchResponse::AbortedTransaction>{})) {
+    r.aborted_transactions.push_back({a.producer_id, a.first_offset});
+  }
+  r.buffer = buffer;
+  r.records = p.records ? p.records->span() : std::span<const uint8_t>();
+}
+
+// A partition an incremental answer left out: no news since the offsets last reported.
+void fill_unchanged(FetchedPartition& r, const FetchSessions::Partition& known,
+                    const std::shared_ptr<const protocol::Bytes>& buffer) {
+  r.status = Status::OK();
+  r.high_watermark = known.high_watermark;
+  r.last_stable_offset = known.last_stable_offset;
+  r.log_start_offset = known.log_start_offset;
+  r.aborted_transactions.clear();
+  r.buffer = buffer;
+  r.records = {};
+}
+
+// One request's use of a broker's fetch session (none when `sessions` is null), reported to
+// FetchSessions exactly once: a request torn down unanswered (its executor stopped) resets the
+// session instead of leaving it in flight for good.
+class SessionRequest {
+ public:
+  SessionRequest(FetchSessions* sessions, FetchSessions::Request plan)
+      : sessions_(sessions), plan_(std::move(plan)) {}
+  ~SessionRequest() {
+    if (sessions_ != nullptr) sessions_->fail(plan_, ErrorCode::NETWORK_EXCEPTION);
+  }
+  SessionRequest(const SessionRequest&) = delete;
+  SessionRequest& operator=(const SessionRequest&) = delete;
+
+  const FetchSessions::Request& plan() const { return plan_; }
+  Status failed(Status why) {
+    if (sessions_ != nullptr) sessions_->fail(plan_, why.code());
+    sessions_ = nullptr;
+    return why;
+  }
+  // See FetchSessions::complete(); the recording calls below stay usable afterwards.
+  bool completed(const std::vector<FetchTarget>& targets, int32_t response_session_id) {
+    if (sessions_ == nullptr) return true;
+    FetchSessions* sessions = std::exchange(sessions_, nullptr);
+    if (plan_.uses_session()) done_ = sessions;
+    return sessions->complete(plan_, targets, response_session_id);
+  }
+  void record(const FetchedPartition& r) {
+    if (done_ != nullptr) {
+      done_->record(plan_.node_id, r.tp, r.high_watermark, r.last_stable_offset,
+                    r.log_start_offset);
+    }
+  }
+  const FetchSessions::Partition* answered(const TopicPartition& tp) const {
+    return done_ == nullptr ? nullptr : done_->answered(plan_.node_id, tp);
+  }
+
+ private:
+  FetchSessions* sessions_;         // until the outcome is reported
+  FetchSessions* done_ = nullptr;   // after a completed answer in the session
+  FetchSessions::Request plan_;
+};
+
 }  // namespace
 
 asio::awaitable<Result<std::vector<ProduceResult>>> Client::produce(
@@ -91,43 +219,41 @@ asio::awaitable<Result<std::vector<ProduceResult>>> Client::produce(
 
 asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
     std::vector<FetchPosition> positions, FetchOptions opts) {
-  auto send_group = [this, &positions, &opts](
-                        BrokerConnection& conn, const std::vector<size_t>& indexes,
+  // Brokers already asked in this call with opts.sessions: a second request to one (a retry
+  // round, a partition asked twice) holds only part of the caller's partitions, which an
+  // incremental request would take as forgetting the others, so it goes sessionless.
+  std::set<int32_t> asked;
+  auto send_group = [this, &positions, &opts, &asked](
+                        int32_t node, BrokerConnection& conn, const std::vector<size_t>& indexes,
                         std::vector<FetchedPartition>& out) -> asio::awaitable<Status> {
-    using Req = protocol::FetchRequest;
-    Req req;
-    req.replica_id = -1;
-    req.max_wait_ms = opts.max_wait_ms;
-    req.min_bytes = opts.min_bytes;
-    req.max_bytes = opts.max_bytes;
-    req.isolation_level = static_cast<int8_t>(opts.isolation);
+    const std::vector<FetchTarget> targets = fetch_targets(positions, indexes, cache_);
     // Fetch v13+ names topics by id only; without ids (old Metadata) stay at v12.
+    std::optional<int16_t> cap;
+    for (const FetchTarget& t : targets) {
+      if (t.topic_id.is_zero()) cap = kFetchTopicIdsFromVersion - 1;
+    }
+    auto version = conn.version_for(protocol::FetchRequest::kApiKey, cap);
+    if (!version.ok()) co_return version.status();
+    const bool with_session = opts.sessions != nullptr && asked.insert(node).second;
+    SessionRequest session(
+        with_session ? opts.sessions : nullptr,
+        with_session ? opts.sessions->prepare(node, version.value(), targets)
+                     : FetchSessions::sessionless(node, version.value(), targets.size()));
+    const protocol::FetchRequest req = fetch_request(opts, session.plan(), targets);
     SendOptions send_opts;
     send_opts.timeout = options_.request_timeout + Millis(opts.max_wait_ms);
-    std::map<Uuid, std::string> names;
-    for (size_t i : indexes) {
-      const FetchPosition& f = positions[i];
-      const TopicInfo* info = cache_.topic(f.tp.topic);
-      const Uuid id = info ? info->id : Uuid::zero();
-      if (id.is_zero()) send_opts.max_version = 12;
-      names[id] = f.tp.topic;
-      Req::FetchTopic& t = topic_entry(req.topics, f.tp.topic, &Req::FetchTopic::topic);
-      t.topic_id = id;
-      Req::FetchPartition p;
-      p.partition = f.tp.partition;
-      p.current_leader_epoch = f.current_leader_epoch;
-      p.fetch_offset = f.offset;
-      p.partition_max_bytes = f.max_bytes;
-      t.partitions.push_back(p);
-    }
+    send_opts.max_version = version.value();
     auto reply = co_await conn.send(req, send_opts);
-    if (!reply.ok()) co_return reply.status();
+    if (!reply.ok()) co_return session.failed(reply.status());
     const auto& body = reply->body;
     if (Status s = status_from(body.error_code, std::nullopt, "fetch from " + conn.address());
         !s.ok()) {
-      co_return s;
+      co_return session.failed(s);
     }
-    const bool by_id = reply->version >= 13;
+    const bool continued = session.completed(targets, body.session_id);
+    std::map<Uuid, std::string> names;
+    for (const FetchTarget& t : targets) names[t.topic_id] = t.tp.topic;
+    const bool by_id = reply->version >= kFetchTopicIdsFromVersion;
     // Every partition's records point into this one frame, which they keep alive together.
     auto buffer = std::make_shared<const protocol::Bytes>(std::move(reply->frame));
     IndexMap pending = index_of(positions, indexes);
@@ -136,21 +262,23 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
       for (const auto& p : t.partitions) {
         FetchedPartition* found = claim(pending, out, name, p.partition_index);
         if (found == nullptr) continue;
-        FetchedPartition& r = *found;
-        r.status = status_from(p.error_code, std::nullopt, "fetch " + to_string(r.tp));
-        r.high_watermark = p.high_watermark;
-        r.last_stable_offset = p.last_stable_offset;
-        r.log_start_offset = p.log_start_offset;
-        r.aborted_transactions.clear();
-        for (const auto& a : p.aborted_transactions.value_or(
-                 std::vector<protocol::FetchResponse::AbortedTransaction>{})) {
-          r.aborted_transactions.push_back({a.producer_id, a.first_offset});
-        }
-        r.buffer = buffer;
-        r.records = p.records ? p.records->span() : std::span<const uint8_t>();
+        fill_fetched(*found, p, buffer);
+        session.record(*found);
       }
     }
-    for (auto& [tp, i] : pending) out[i].status = missing_answer("Fetch", tp, conn);
+    for (auto& [tp, i] : pending) {
+      out[i].status = missing_answer("Fetch", tp, conn);
+      if (!session.plan().incremental()) continue;
+      // An incremental answer leaves out the partitions without news.
+      if (!continued) {
+        out[i].status = Status(ErrorCode::FETCH_SESSION_ID_NOT_FOUND,
+                               fmt::format("{} ended fetch session {} (answered session {})",
+                                           conn.address(), session.plan().session_id,
+                                           body.session_id));
+      } else if (const FetchSessions::Partition* known = session.answered(tp)) {
+        fill_unchanged(out[i], *known, buffer);
+      }
+    }
     co_return Status::OK();
   };
   co_return co_await route<FetchedPartition>(positions, send_group);

@@ -115,7 +115,14 @@ asio::awaitable<Result<std::vector<Out>>> Client::route(std::vector<Item>& items
         auto conn = co_await connection(node);
         // No co_await inside ?: — g++ 12 destroys such temporaries twice.
         Status s = conn.status();
-        if (conn.ok()) s = co_await send_group(*conn.value(), layer, results);
+        if (conn.ok()) {
+          if constexpr (std::is_invocable_v<SendGroup&, int32_t, BrokerConnection&,
+                                            const std::vector<size_t>&, std::vector<Out>&>) {
+            s = co_await send_group(node, *conn.value(), layer, results);  // wants the node id
+          } else {
+            s = co_await send_group(*conn.value(), layer, results);
+          }
+        }
         if (!s.ok()) {
           for (size_t i : layer) results[i].status = s;
         }

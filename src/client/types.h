@@ -200,11 +200,16 @@ struct FetchPosition {
   int32_t current_leader_epoch = -1;  // -1: no fencing
 };
 
+class FetchSessions;  // client/fetch_sessions.h
+
 struct FetchOptions {
   int32_t max_wait_ms = 500;
   int32_t min_bytes = 1;
   int32_t max_bytes = 50 << 20;
   IsolationLevel isolation = IsolationLevel::read_uncommitted;
+  // KIP-227 fetch sessions, kept per broker in this caller-owned object (it must outlive the
+  // call); null: full fetches without a session (session id 0, epoch -1).
+  FetchSessions* sessions = nullptr;
 };
 
 struct AbortedTransaction {

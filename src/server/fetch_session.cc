@@ -33,6 +33,11 @@ std::shared_ptr<FetchSession> FetchSessionCache::create() {
   return s;
 }
 
+std::shared_ptr<FetchSession> FetchSessionCache::peek(int32_t id) const {
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
 void FetchSessionCache::remove(int32_t id) {
   sessions_.erase(id);
   if (auto it = lru_pos_.find(id); it != lru_pos_.end()) {

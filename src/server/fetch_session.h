@@ -70,6 +70,8 @@ class FetchSessionCache {
   std::shared_ptr<FetchSession> create();
   void remove(int32_t id);
   size_t size() const { return sessions_.size(); }
+  // The session with this id, or nullptr; not a use (the LRU order stays). For tests.
+  std::shared_ptr<FetchSession> peek(int32_t id) const;
 
  private:
   void touch(int32_t id);

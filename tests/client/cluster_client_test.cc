@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "client/fetch_sessions.h"
 #include "client/sync_client.h"
 #include "client_test_util.h"
 #include "mock_cluster.h"
@@ -194,6 +195,36 @@ TEST_F(ClusterClientTest, FollowsAMovedLeader) {
   auto got = fetch_all({"three", 0});
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1].value, "after");
+}
+
+// The mock answers session id 0 (it echoes the request's): a broker offering no session, so
+// every request stays full, asking again, and the answers are the sessionless ones.
+TEST_F(ClusterClientTest, FetchSessionsWithABrokerOfferingNoneStayFull) {
+  for (int32_t p = 0; p < 3; ++p) {
+    ASSERT_TRUE(produce_one({"three", p}, {{"k", "v" + std::to_string(p), {}}}).status.ok());
+  }
+  FetchSessions sessions;
+  FetchOptions opts;
+  opts.sessions = &sessions;
+  opts.max_wait_ms = 0;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<FetchPosition> positions;
+    for (int32_t p = 0; p < 3; ++p) positions.push_back(FetchPosition{{"three", p}, 0});
+    auto r = client_->fetch(positions, opts);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    for (int32_t p = 0; p < 3; ++p) {
+      ASSERT_TRUE((*r)[p].status.ok()) << (*r)[p].status.to_string();
+      auto got = test::read_records((*r)[p].records);
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_EQ(got[0].value, "v" + std::to_string(p));
+    }
+  }
+  for (int32_t node = 1; node <= 3; ++node) {
+    ASSERT_NE(sessions.session(node), nullptr);
+    EXPECT_EQ(sessions.session(node)->id, 0);
+  }
+  EXPECT_EQ(sessions.stats().full, 6u);
+  EXPECT_EQ(sessions.stats().incremental, 0u);
 }
 
 TEST_F(ClusterClientTest, AdminCallsTheMockLacksFailClearly) {

@@ -8,6 +8,7 @@
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/fetch.h"
+#include "server/fetch_session.h"
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/produce.h"
 #include "protocol/records/batch_builder.h"
@@ -170,6 +171,25 @@ TEST_F(BrokerTest, FetchSessionsSendOnlyNews) {
   auto unknown = broker_->call<protocol::FetchResponse>(fetch_request("t", 2, id + 1000, 1), 12);
   ASSERT_TRUE(unknown.ok());
   EXPECT_EQ(unknown->error_code, error_number(ErrorCode::FETCH_SESSION_ID_NOT_FOUND));
+}
+
+// KIP-227: the epoch after INT32_MAX is 1 (the broker once overflowed into INT32_MIN here).
+TEST_F(BrokerTest, FetchSessionEpochWrapsToOne) {
+  create_topic("t", 1);
+  auto full = broker_->call<protocol::FetchResponse>(fetch_request("t", 0, 0, 0), 12);
+  ASSERT_TRUE(full.ok());
+  const int32_t id = full->session_id;
+  auto session = broker_->state().fetch_sessions->peek(id);
+  ASSERT_NE(session, nullptr);
+  session->next_epoch = INT32_MAX;
+  auto last = broker_->call<protocol::FetchResponse>(fetch_request("t", 0, id, INT32_MAX), 12);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->error_code, 0);
+  EXPECT_EQ(session->next_epoch, 1);
+  auto wrapped = broker_->call<protocol::FetchResponse>(fetch_request("t", 0, id, 1), 12);
+  ASSERT_TRUE(wrapped.ok());
+  EXPECT_EQ(wrapped->error_code, 0);
+  EXPECT_EQ(wrapped->session_id, id);
 }
 
 TEST_F(BrokerTest, FetchByTopicIdFromV13) {

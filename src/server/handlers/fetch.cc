@@ -123,7 +123,8 @@ ErrorCode plan(RequestContext& ctx, const FetchRequest& req, std::vector<Target>
     for (auto& [key, sp] : session->partitions) {
       targets.push_back(Target{key, &sp, sp, nullptr, ErrorCode::NONE, {}, 0, {}, {}});
     }
-    session->next_epoch = full ? 1 : req.session_epoch + 1;
+    // KIP-227: 1 follows INT32_MAX (0 and -1 mean full fetches).
+    session->next_epoch = full || req.session_epoch == INT32_MAX ? 1 : req.session_epoch + 1;
   }
   for (Target& t : targets) resolve(ctx, t);
   return ErrorCode::NONE;
