@@ -51,7 +51,8 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerCon
                            fmt::format("mirra-mirror-{}-b{}-f{}", r->name_, ctx.node_id, f),
                            std::chrono::milliseconds(1000));
     if (!c.ok()) return c.status();
-    r->fetchers_.push_back({std::move(c.value()), {}});
+    r->fetchers_.push_back(
+        {std::move(c.value()), std::make_unique<client::FetchSessions>(), {}});
     r->idle_.push_back(std::make_unique<asio::steady_timer>(ctx.core));
   }
   return r;
@@ -231,6 +232,7 @@ asio::awaitable<void> MirrorRunner::fetch_round(size_t f,
   options.min_bytes = int_config(*this, "mirror.fetch.min.bytes");
   options.max_bytes = int_config(*this, "mirror.fetch.response.max.bytes");
   options.isolation = client::IsolationLevel::read_committed;  // never past the source LSO
+  options.sessions = fetchers_[f].sessions.get();
   auto fetched = co_await fetchers_[f].client->fetch(positions, options);
   if (!fetched.ok()) {
     for (const auto& pos : positions) {

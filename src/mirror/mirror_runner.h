@@ -25,6 +25,7 @@
 #include "base/asio.h"
 #include "base/status.h"
 #include "client/client.h"
+#include "client/fetch_sessions.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
@@ -85,6 +86,9 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
  private:
   struct Fetcher {
     std::unique_ptr<client::Client> client;
+    // KIP-227 sessions with the source brokers (the loops of one fetcher share them, one
+    // session per broker).
+    std::unique_ptr<client::FetchSessions> sessions;
     std::set<int32_t> brokers;  // source brokers with a running loop
   };
 
