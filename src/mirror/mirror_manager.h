@@ -114,7 +114,12 @@ class MirrorManager {
   Result<TopicSelection> select_topics(const std::string& mirror,
                                        const std::vector<std::string>& names,
                                        const std::vector<std::string>& patterns) const;
-  // Pause or resume one topic's partitions.
+  // Pause or resume one topic's partitions; for_each_topic() applies one to every selected
+  // topic, with an outcome per topic.
+  using TopicAction = asio::awaitable<Status> (MirrorManager::*)(const metadata::TopicInfo&);
+  asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> for_each_topic(
+      const std::string& mirror, const std::vector<std::string>& names,
+      const std::vector<std::string>& patterns, TopicAction action);
   asio::awaitable<Status> pause_topic(const metadata::TopicInfo& topic);
   asio::awaitable<Status> resume_topic(const metadata::TopicInfo& topic);
   asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source,

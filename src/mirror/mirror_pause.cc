@@ -42,9 +42,9 @@ MirrorState resumed_state(const MirrorStateValue& v) {
 
 }  // namespace
 
-asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::pause(
+asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::for_each_topic(
     const std::string& mirror, const std::vector<std::string>& names,
-    const std::vector<std::string>& patterns) {
+    const std::vector<std::string>& patterns, TopicAction action) {
   auto selection = select_topics(mirror, names, patterns);
   if (!selection.ok()) co_return selection.status();
   std::vector<MirrorTopicOutcome> out = std::move(selection->refused);
@@ -53,10 +53,23 @@ asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::pause(
     if (t == nullptr) continue;
     const metadata::TopicInfo topic = *t;  // the image may change while states are written
     // Named, not inside a braced list: g++ 12 miscompiles co_await there.
-    Status s = co_await pause_topic(topic);
+    Status s = co_await (this->*action)(topic);
     out.push_back({name, topic.id, std::move(s)});
   }
+  if (auto it = runners_.find(mirror); it != runners_.end()) it->second->wake();
   co_return out;
+}
+
+asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::pause(
+    const std::string& mirror, const std::vector<std::string>& names,
+    const std::vector<std::string>& patterns) {
+  return for_each_topic(mirror, names, patterns, &MirrorManager::pause_topic);
+}
+
+asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::resume(
+    const std::string& mirror, const std::vector<std::string>& names,
+    const std::vector<std::string>& patterns) {
+  return for_each_topic(mirror, names, patterns, &MirrorManager::resume_topic);
 }
 
 asio::awaitable<Status> MirrorManager::pause_topic(const metadata::TopicInfo& topic) {
@@ -78,23 +91,6 @@ asio::awaitable<Status> MirrorManager::pause_topic(const metadata::TopicInfo& to
   }
   MIRRA_LOG_INFO("mirror {}: paused topic {}", mirror, topic.name);
   co_return Status::OK();
-}
-
-asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::resume(
-    const std::string& mirror, const std::vector<std::string>& names,
-    const std::vector<std::string>& patterns) {
-  auto selection = select_topics(mirror, names, patterns);
-  if (!selection.ok()) co_return selection.status();
-  std::vector<MirrorTopicOutcome> out = std::move(selection->refused);
-  for (const std::string& name : selection->chosen) {
-    const metadata::TopicInfo* t = store_.image().topic(name);
-    if (t == nullptr) continue;
-    const metadata::TopicInfo topic = *t;
-    Status s = co_await resume_topic(topic);
-    out.push_back({name, topic.id, std::move(s)});
-  }
-  if (auto it = runners_.find(mirror); it != runners_.end()) it->second->wake();
-  co_return out;
 }
 
 asio::awaitable<Status> MirrorManager::resume_topic(const metadata::TopicInfo& topic) {
