@@ -16,11 +16,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start_broker() {  # name -> prints host:port once it listens
+# Started here, not inside $(...): a subshell's pids+=() would never reach cleanup, and the
+# brokers would outlive the demo.
+start_broker() {  # name
   local name=$1
   "$mirra" server --override "log.dirs=$dir/$name" --override listeners=PLAINTEXT://127.0.0.1:0 \
     --override mirror.state.topic.num.partitions=3 >"$dir/$name.log" 2>&1 &
   pids+=($!)
+}
+
+address_of() {  # name -> prints host:port once it listens
+  local name=$1
   for _ in $(seq 100); do
     local addr
     addr=$(sed -n 's|.*listening on PLAINTEXT://||p' "$dir/$name.log" | head -1)
@@ -32,8 +38,10 @@ start_broker() {  # name -> prints host:port once it listens
   exit 1
 }
 
-src=$(start_broker source)
-dst=$(start_broker destination)
+start_broker source
+start_broker destination
+src=$(address_of source)
+dst=$(address_of destination)
 echo "source broker on $src, destination broker on $dst (logs in $dir/)"
 
 "$mirra" topics --bootstrap-server "$src" --create --topic orders --partitions 3

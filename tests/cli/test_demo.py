@@ -18,3 +18,7 @@ def test_demo_mirrors_and_fails_over(tmp_path):
     assert "writing to the mirror topic is refused" in out and "is read-only" in out
     assert "failed over and is writable" in out
     assert "now holds 40001 records" in out and out.rstrip().endswith("demo finished")
+    # Its brokers end with it (the demo waits for them at exit).
+    left = subprocess.run(["pgrep", "-f", str(tmp_path / "demo")], capture_output=True,
+                          text=True)
+    assert left.stdout == "", f"brokers still running: {left.stdout}"
