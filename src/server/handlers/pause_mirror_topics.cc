@@ -28,22 +28,32 @@ Resp topic_outcomes(const Result<std::vector<mirror::MirrorTopicOutcome>>& outco
   return resp;
 }
 
+using TopicsAction = asio::awaitable<Result<std::vector<mirror::MirrorTopicOutcome>>> (
+    mirror::MirrorManager::*)(const std::string&, const std::vector<std::string>&,
+                              const std::vector<std::string>&);
+
+// Both requests name a mirror, topics and patterns, and answer per topic.
+template <typename Req, typename Resp>
+asio::awaitable<HandlerResult> handle_topics_action(RequestContext& ctx, TopicsAction action) {
+  auto req = decode_body<Req>(ctx);
+  if (!req.ok()) co_return req.status();
+  auto outcomes = co_await (ctx.broker->mirror_manager->*action)(
+      req->mirror_name, req->topic_names, req->topic_patterns);
+  co_return respond(ctx, topic_outcomes<Resp>(outcomes));
+}
+
 }  // namespace
 
 asio::awaitable<HandlerResult> handle_pause_mirror_topics(RequestContext& ctx) {
-  auto req = decode_body<protocol::PauseMirrorTopicsRequest>(ctx);
-  if (!req.ok()) co_return req.status();
-  auto outcomes = co_await ctx.broker->mirror_manager->pause(req->mirror_name, req->topic_names,
-                                                             req->topic_patterns);
-  co_return respond(ctx, topic_outcomes<protocol::PauseMirrorTopicsResponse>(outcomes));
+  return handle_topics_action<protocol::PauseMirrorTopicsRequest,
+                              protocol::PauseMirrorTopicsResponse>(ctx,
+                                                                   &mirror::MirrorManager::pause);
 }
 
 asio::awaitable<HandlerResult> handle_resume_mirror_topics(RequestContext& ctx) {
-  auto req = decode_body<protocol::ResumeMirrorTopicsRequest>(ctx);
-  if (!req.ok()) co_return req.status();
-  auto outcomes = co_await ctx.broker->mirror_manager->resume(req->mirror_name, req->topic_names,
-                                                              req->topic_patterns);
-  co_return respond(ctx, topic_outcomes<protocol::ResumeMirrorTopicsResponse>(outcomes));
+  return handle_topics_action<protocol::ResumeMirrorTopicsRequest,
+                              protocol::ResumeMirrorTopicsResponse>(ctx,
+                                                                    &mirror::MirrorManager::resume);
 }
 
 }  // namespace mirra::server
