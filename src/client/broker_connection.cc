@@ -28,9 +28,9 @@ struct BrokerConnection::Pending {
   asio::steady_timer timer;
   bool done = false;
   Status status;
-  protocol::Bytes frame;
+  RawBytes frame;
 
-  void complete(Status s, protocol::Bytes f = {}) {
+  void complete(Status s, RawBytes f = {}) {
     if (done) return;
     done = true;
     status = std::move(s);
@@ -108,7 +108,7 @@ asio::awaitable<Status> BrokerConnection::open(std::string host, uint16_t port) 
 // version answers in the v0 layout with UNSUPPORTED_VERSION (KIP-511); like Kafka's clients, a
 // body that does not decode at the version asked for is also tried as v0.
 Result<Reply<protocol::ApiVersionsResponse>> BrokerConnection::decode_api_versions(
-    protocol::Bytes frame, int16_t version) const {
+    RawBytes frame, int16_t version) const {
   const bool says_unsupported =
       frame.size() >= 6 && static_cast<int16_t>(records::load_be16(frame.data() + 4)) ==
                                error_number(ErrorCode::UNSUPPORTED_VERSION);
@@ -171,7 +171,7 @@ protocol::RequestHeader BrokerConnection::next_header(int16_t api_key, int16_t v
   return h;
 }
 
-asio::awaitable<Result<protocol::Bytes>> BrokerConnection::round_trip(
+asio::awaitable<Result<RawBytes>> BrokerConnection::round_trip(
     protocol::Bytes frame, protocol::RequestHeader header, bool expects_response,
     Millis timeout) {
   if (closed_) co_return close_reason_;
@@ -249,7 +249,7 @@ asio::awaitable<void> BrokerConnection::read_loop() {
                                size.ok() ? "shorter than a header" : size.status().message())));
       break;
     }
-    protocol::Bytes frame(static_cast<size_t>(size.value()));
+    RawBytes frame(static_cast<size_t>(size.value()));  // not zeroed: the read fills it
     co_await asio::async_read(socket_, asio::buffer(frame), ec_awaitable(ec));
     if (closed_) break;
     if (ec) {

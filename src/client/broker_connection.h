@@ -21,6 +21,7 @@
 #include <string>
 
 #include "base/asio.h"
+#include "base/raw_bytes.h"
 #include "base/status.h"
 #include "client/api_types.h"
 #include "protocol/frame.h"
@@ -45,7 +46,7 @@ template <typename Resp>
 struct Reply {
   Resp body;
   int16_t version = 0;
-  protocol::Bytes frame;
+  RawBytes frame;  // the response; body's spans point into it
 };
 
 // Per-call overrides for send().
@@ -93,11 +94,11 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
 
   asio::awaitable<Status> open(std::string host, uint16_t port);
   asio::awaitable<Status> negotiate();
-  Result<Reply<protocol::ApiVersionsResponse>> decode_api_versions(protocol::Bytes frame,
+  Result<Reply<protocol::ApiVersionsResponse>> decode_api_versions(RawBytes frame,
                                                                    int16_t version) const;
   // Writes `frame` (correlation id already in it) and waits for its response frame, or only for
   // the write when !expects_response.
-  asio::awaitable<Result<protocol::Bytes>> round_trip(protocol::Bytes frame,
+  asio::awaitable<Result<RawBytes>> round_trip(protocol::Bytes frame,
                                                       protocol::RequestHeader header,
                                                       bool expects_response, Millis timeout);
   asio::awaitable<void> write_queued();
@@ -106,7 +107,7 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
   Status decode_failure(std::string_view what, int16_t version, const Status& s) const;
 
   template <typename Resp>
-  Result<Reply<Resp>> decode_reply(protocol::Bytes frame, int16_t version) const;
+  Result<Reply<Resp>> decode_reply(RawBytes frame, int16_t version) const;
 
   asio::any_io_executor ex_;
   ConnectionOptions options_;
@@ -125,7 +126,7 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
 // ---- template implementation ------------------------------------------------------------------
 
 template <typename Resp>
-Result<Reply<Resp>> BrokerConnection::decode_reply(protocol::Bytes frame, int16_t version) const {
+Result<Reply<Resp>> BrokerConnection::decode_reply(RawBytes frame, int16_t version) const {
   const protocol::ApiInfo* api = protocol::find_api(Resp::kApiKey);
   protocol::Reader r(frame);
   protocol::ResponseHeader header;

@@ -109,7 +109,7 @@ protocol::FetchRequest fetch_request(const FetchOptions& opts, const FetchSessio
 }
 
 void fill_fetched(FetchedPartition& r, const protocol::FetchResponse::PartitionData& p,
-                  const std::shared_ptr<const protocol::Bytes>& buffer) {
+                  const std::shared_ptr<RawBytes>& buffer) {
   r.status = status_from(p.error_code, std::nullopt, "fetch " + to_string(r.tp));
   r.high_watermark = p.high_watermark;
   r.last_stable_offset = p.last_stable_offset;
@@ -125,7 +125,7 @@ void fill_fetched(FetchedPartition& r, const protocol::FetchResponse::PartitionD
 
 // A partition an incremental answer left out: no news since the offsets last reported.
 void fill_unchanged(FetchedPartition& r, const FetchSessions::Partition& known,
-                    const std::shared_ptr<const protocol::Bytes>& buffer) {
+                    const std::shared_ptr<RawBytes>& buffer) {
   r.status = Status::OK();
   r.high_watermark = known.high_watermark;
   r.last_stable_offset = known.last_stable_offset;
@@ -255,7 +255,7 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
     for (const FetchTarget& t : targets) names[t.topic_id] = t.tp.topic;
     const bool by_id = reply->version >= kFetchTopicIdsFromVersion;
     // Every partition's records point into this one frame, which they keep alive together.
-    auto buffer = std::make_shared<const protocol::Bytes>(std::move(reply->frame));
+    auto buffer = std::make_shared<RawBytes>(std::move(reply->frame));
     IndexMap pending = index_of(positions, indexes);
     for (const auto& t : body.responses) {
       const std::string& name = by_id ? names[t.topic_id] : t.topic;

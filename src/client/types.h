@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/raw_bytes.h"
 #include "base/status.h"
 #include "base/uuid.h"
 #include "protocol/wire.h"
@@ -221,13 +222,21 @@ struct AbortedTransaction {
 // frame, shared by every partition of that response) and stays valid as long as it does. The
 // last batch may be cut short by the size limits (see records::RecordSetIterator).
 struct FetchedPartition {
+  // The records, writable in place: the partitions of one response own disjoint parts of the
+  // buffer and nothing else reads it, so whoever holds an answer may rewrite its own records
+  // (the mirror's producer ids) without a copy.
+  std::span<uint8_t> writable_records() const {
+    if (records.empty()) return {};
+    return {buffer->data() + (records.data() - buffer->data()), records.size()};
+  }
+
   TopicPartition tp;
   Status status;
   int64_t high_watermark = -1;
   int64_t last_stable_offset = -1;
   int64_t log_start_offset = -1;
   std::vector<AbortedTransaction> aborted_transactions;
-  std::shared_ptr<const protocol::Bytes> buffer;
+  std::shared_ptr<RawBytes> buffer;
   std::span<const uint8_t> records;
 };
 

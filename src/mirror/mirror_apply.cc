@@ -24,32 +24,34 @@ int64_t now_ms() {
       .count();
 }
 
-struct RewrittenBatches {
-  protocol::Bytes bytes;
+struct MirroredBatches {
+  std::span<const uint8_t> bytes;  // the complete batches, rewritten
   int64_t first_offset = -1;
   int32_t max_leader_epoch = -1;
 };
 
-// The complete batches of a fetched record set, copied, with every producer id rewritten
-// (§2; the CRC is checked before and recomputed after). A batch the fetch limit cut short is
-// left for the next fetch; a corrupt one is an error for the partition (CORRUPT_MESSAGE).
-Result<RewrittenBatches> rewritten_batches(std::span<const uint8_t> fetched) {
-  RewrittenBatches out{protocol::Bytes(fetched.begin(), fetched.end())};
-  records::RecordSetIterator it(out.bytes);
+// The complete batches of a fetched record set with every producer id rewritten (§2) in place,
+// in the fetch response's own buffer: no copy. The CRC is patched, not recomputed, so a corrupt
+// source batch stays corrupt and the append's validation refuses it (CORRUPT_MESSAGE). A batch
+// the fetch limit cut short is left for the next fetch.
+Result<MirroredBatches> rewrite_in_place(std::span<uint8_t> fetched) {
+  MirroredBatches out;
+  records::RecordSetIterator it(fetched);
   records::BatchView batch;
   size_t end = 0;
   for (;;) {
     const records::RecordSetStep step = it.next(batch);
     if (step == records::RecordSetStep::error) return it.status();
     if (step != records::RecordSetStep::batch) break;
-    const size_t at = static_cast<size_t>(batch.bytes().data() - out.bytes.data());
+    const size_t at = static_cast<size_t>(batch.bytes().data() - fetched.data());
     if (out.first_offset < 0) out.first_offset = batch.base_offset();
     out.max_leader_epoch = std::max(out.max_leader_epoch, batch.partition_leader_epoch());
-    std::span<uint8_t> bytes = std::span<uint8_t>(out.bytes).subspan(at, batch.size());
-    if (Status s = records::rewrite_producer_id(bytes); !s.ok()) return s;
+    if (Status s = records::rewrite_producer_id(fetched.subspan(at, batch.size())); !s.ok()) {
+      return s;
+    }
     end = at + batch.size();
   }
-  out.bytes.resize(end);
+  out.bytes = fetched.first(end);
   return out;
 }
 
@@ -62,14 +64,23 @@ MirrorStateValue next_state(const MirrorStateValue& v, MirrorState state) {
 
 }  // namespace
 
-asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
+asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
+                                          int64_t asked_offset) {
   auto handle = ctx_.partitions.find(f.tp.topic, f.tp.partition);
-  if (handle == nullptr) co_return;  // removed meanwhile
+  if (handle == nullptr) co_return false;  // removed meanwhile
   // Paused or failed over while the fetch was out: nothing may land now (§5 step 2).
-  if (!fetching({handle->topic_id, f.tp.partition})) co_return;
+  if (!fetching({handle->topic_id, f.tp.partition})) co_return false;
+  // A pipelined request asked where the previous answer ended; that answer did not land whole
+  // (an error, a truncation, a moved log start), so this one belongs nowhere. append_mirrored
+  // would take it, as gaps are legal mirrored offsets; dropped, it is asked again at the log end.
+  if (asked_offset != handle->offsets.log_end) co_return false;
   Status s = f.status;
   if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
     s = co_await realign(handle, f.tp);
+    if (s.ok()) {
+      co_await succeeded(f.tp);
+      co_return false;  // the log moved: asked again where it now ends
+    }
   } else if (s.ok()) {
     s = co_await copy(handle, f);
   }
@@ -78,6 +89,7 @@ asio::awaitable<void> MirrorRunner::apply(const client::FetchedPartition& f) {
   } else {
     co_await failed(f.tp, s);
   }
+  co_return s.ok();
 }
 
 asio::awaitable<Status> MirrorRunner::copy(const std::shared_ptr<cluster::Partition>& p,
@@ -85,14 +97,14 @@ asio::awaitable<Status> MirrorRunner::copy(const std::shared_ptr<cluster::Partit
   PartitionMirrorStatus& st = status_[f.tp];
   st.source_high_watermark = f.high_watermark;
   st.source_log_start = f.log_start_offset;
-  if (Status s = co_await append(p, f.records); !s.ok()) co_return s;
+  if (Status s = co_await append(p, f); !s.ok()) co_return s;
   co_return co_await follow_log_start(p, f.log_start_offset);
 }
 
 asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Partition>& p,
-                                             std::span<const uint8_t> records) {
-  if (records.empty()) co_return Status::OK();
-  auto batches = rewritten_batches(records);
+                                             const client::FetchedPartition& f) {
+  if (f.records.empty()) co_return Status::OK();
+  auto batches = rewrite_in_place(f.writable_records());
   if (!batches.ok()) co_return batches.status();
   if (batches->bytes.empty()) co_return Status::OK();
   if (failpoints_active()) {  // tests: a storage error of this partition's appends
@@ -118,10 +130,11 @@ asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Part
   // The epoch first: a consumer that sees the batches must find the partition's epoch at or
   // above theirs (KIP-320 validation on the destination).
   if (Status s = co_await raise_leader_epoch(p, batches->max_leader_epoch); !s.ok()) co_return s;
-  auto bytes = std::make_shared<protocol::Bytes>(std::move(batches->bytes));
-  // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice, and this
-  // one owns a shared_ptr.
-  auto job = [bytes](storage::PartitionLog& log) { return log.append_mirrored(*bytes, now_ms()); };
+  // The job keeps the response buffer alive on the shard. Named, not a temporary inside
+  // co_await: g++ 12 destroys such temporaries twice, and this one owns a shared_ptr.
+  auto job = [buffer = f.buffer, bytes = batches->bytes](storage::PartitionLog& log) {
+    return log.append_mirrored(bytes, now_ms());
+  };
   auto appended = co_await ctx_.partitions.run(p, job);
   if (!appended.ok()) co_return appended.status();
   p->wake_waiters();  // long-polling consumers of the destination see the new data

@@ -1,12 +1,16 @@
 #include "mirror/mirror_runner.h"
 
 #include <algorithm>
+#include <optional>
+
+#include <asio/experimental/awaitable_operators.hpp>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_failure.h"
+#include "protocol/records/record_set.h"
 
 namespace mirra::mirror {
 namespace {
@@ -157,9 +161,11 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
       auto handle = ctx_.partitions.find(t->name, p.partition);
       if (handle == nullptr || !handle->online() || !fetching({t->id, p.partition})) continue;
       const PartitionMirrorStatus& st = status_[tp];
-      if (st.in_flight || st.not_before > now) continue;
+      if (st.requested || st.not_before > now) continue;
+      if (st.answers_pending > 0 && st.next_offset < 0) continue;  // a failed answer waits
+      const int64_t offset = st.answers_pending > 0 ? st.next_offset : handle->offsets.log_end;
       const client::PartitionInfo* sp = source ? source->partition(p.partition) : nullptr;
-      out[sp ? sp->leader : -1].push_back({tp, handle->offsets.log_end, max_bytes});
+      out[sp ? sp->leader : -1].push_back({tp, offset, max_bytes});
     }
   }
   return out;
@@ -212,38 +218,108 @@ asio::awaitable<void> MirrorRunner::supervise(size_t f) {
   loop_ended();
 }
 
+// Pipelined: while one answer is appended, the next request is already out at the offsets
+// where that answer ends, so the source reads and sends while the destination writes. At most
+// one request and one answer per loop at a time: the fetch session sees one request at a time,
+// and each partition's answers are appended in order.
 asio::awaitable<void> MirrorRunner::fetch_from(size_t f, int32_t broker) {
+  using namespace asio::experimental::awaitable_operators;
+  std::optional<Round> fetched;  // answered, not appended yet
   while (!stopping_) {
     auto due = due_positions(f);
     auto mine = due.find(broker);
-    if (mine == due.end()) break;  // nothing of this fetcher led by that broker is due
-    co_await fetch_round(f, std::move(mine->second));
+    if (mine == due.end()) {  // nothing of this fetcher led by that broker is due
+      if (!fetched) break;
+      co_await apply_round(std::move(*fetched));
+      fetched.reset();
+      continue;
+    }
+    // Named, not temporaries inside co_await (g++ 12).
+    auto next = fetch_round(f, std::move(mine->second));
+    if (!fetched) {
+      fetched = co_await std::move(next);
+      continue;
+    }
+    auto append = apply_round(std::move(*fetched));
+    fetched = co_await (std::move(next) && std::move(append));
+  }
+  if (fetched) {  // stopping: nothing more is appended
+    for (const client::FetchedPartition& answer : fetched->answers) answer_done(answer.tp);
   }
   fetchers_[f].brokers.erase(broker);
   idle_[f]->expires_at(SteadyTime::min());  // the supervisor looks again
   loop_ended();
 }
 
-asio::awaitable<void> MirrorRunner::fetch_round(size_t f,
-                                                std::vector<client::FetchPosition> positions) {
-  for (const auto& pos : positions) status_[pos.tp].in_flight = true;
+namespace {
+
+// Where the complete batches of an answer end: the offset the next request asks for. Only the
+// batch headers are read; the append checks the rest.
+int64_t end_of_batches(std::span<const uint8_t> records, int64_t asked) {
+  records::RecordSetIterator it(records);
+  records::BatchView batch;
+  int64_t end = asked;
+  while (it.next(batch) == records::RecordSetStep::batch) end = batch.next_offset();
+  return end;
+}
+
+}  // namespace
+
+asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
+    size_t f, std::vector<client::FetchPosition> positions) {
+  for (const auto& pos : positions) status_[pos.tp].requested = true;
   client::FetchOptions options;
   options.max_wait_ms = int_config(*this, "mirror.fetch.max.wait.ms");
   options.min_bytes = int_config(*this, "mirror.fetch.min.bytes");
   options.max_bytes = int_config(*this, "mirror.fetch.response.max.bytes");
   options.isolation = client::IsolationLevel::read_committed;  // never past the source LSO
   options.sessions = fetchers_[f].sessions.get();
+  std::vector<uint64_t> generations;
+  for (const auto& pos : positions) generations.push_back(status_[pos.tp].generation);
   auto fetched = co_await fetchers_[f].client->fetch(positions, options);
+  Round round{std::move(positions), {}};
+  for (const auto& pos : round.asked) status_[pos.tp].requested = false;
   if (!fetched.ok()) {
-    for (const auto& pos : positions) {
-      status_[pos.tp].in_flight = false;
+    for (const auto& pos : round.asked) {
+      break_pipeline(pos.tp);
       co_await failed(pos.tp, fetched.status());
     }
-    co_return;
+    co_return round;
   }
-  for (const client::FetchedPartition& answer : fetched.value()) {
-    co_await apply(answer);
-    status_[answer.tp].in_flight = false;
+  round.answers = std::move(fetched.value());
+  for (size_t i = 0; i < round.answers.size(); ++i) {
+    const client::FetchedPartition& answer = round.answers[i];
+    PartitionMirrorStatus& st = status_[answer.tp];
+    ++st.answers_pending;
+    // An answer to a request from before a break leaves next_offset at -1: the partition
+    // waits until it is handled (dropped) and is then asked at the log end.
+    if (generations[i] == st.generation) {
+      st.next_offset =
+          answer.status.ok() ? end_of_batches(answer.records, round.asked[i].offset) : -1;
+    }
+  }
+  co_return round;
+}
+
+asio::awaitable<void> MirrorRunner::apply_round(Round round) {
+  for (size_t i = 0; i < round.answers.size(); ++i) {
+    const bool landed = co_await apply(round.answers[i], round.asked[i].offset);
+    if (!landed) break_pipeline(round.answers[i].tp);
+    answer_done(round.answers[i].tp);
+  }
+}
+
+void MirrorRunner::break_pipeline(const client::TopicPartition& tp) {
+  PartitionMirrorStatus& st = status_[tp];
+  ++st.generation;
+  st.next_offset = -1;
+}
+
+void MirrorRunner::answer_done(const client::TopicPartition& tp) {
+  PartitionMirrorStatus& st = status_[tp];
+  if (--st.answers_pending <= 0) {
+    st.answers_pending = 0;
+    st.next_offset = -1;  // the next request asks at the log end
   }
 }
 

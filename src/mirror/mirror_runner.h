@@ -44,7 +44,17 @@ struct PartitionMirrorStatus {
   int32_t retries = 0;      // transient failures since the last success
   Status last_error;        // of the last failed attempt; OK after a success
   SteadyTime not_before{};  // backoff: not fetched before this
-  bool in_flight = false;   // in a fetch of one of the loops right now
+  // Pipelining (mirror_runner.cc): a partition is in at most one request at a time
+  // (`requested`), but the next request may go out while earlier answers wait to be appended
+  // (`answers_pending`). It then asks at `next_offset`, where the latest answer's complete
+  // batches end, instead of at the log end; -1 while it must wait for the pending answers to be
+  // handled: the latest one failed, or an answer did not land whole and the pipeline broke
+  // (`generation` counts the breaks; answers to requests from before one never set
+  // next_offset, so the partition is asked at the log end once they are handled).
+  bool requested = false;
+  int32_t answers_pending = 0;
+  int64_t next_offset = -1;
+  uint64_t generation = 0;
 };
 
 // The runtime a runner shares with the manager.
@@ -105,16 +115,30 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // mirror_runner.cc: the loops.
   asio::awaitable<void> supervise(size_t fetcher);
   asio::awaitable<void> fetch_from(size_t fetcher, int32_t broker);
-  asio::awaitable<void> fetch_round(size_t fetcher, std::vector<client::FetchPosition> positions);
+  // One request of a loop and its answer, to be appended.
+  struct Round {
+    std::vector<client::FetchPosition> asked;
+    std::vector<client::FetchedPartition> answers;  // in the order asked; empty if it failed
+  };
+  asio::awaitable<Round> fetch_round(size_t fetcher, std::vector<client::FetchPosition> positions);
+  asio::awaitable<void> apply_round(Round round);
+  // Bookkeeping of an answer no longer pending (appended, handled or dropped).
+  void answer_done(const client::TopicPartition& tp);
+  // An answer of the partition did not land whole (or its request failed): the next request
+  // waits for the pending answers and asks at the log end.
+  void break_pipeline(const client::TopicPartition& tp);
   asio::awaitable<void> wait(asio::steady_timer& timer, SteadyTime until);
   void loop_ended();
 
   // mirror_apply.cc: one partition's answer.
-  asio::awaitable<void> apply(const client::FetchedPartition& fetched);
+  // `asked_offset`: where the request asked; the answer is dropped unless the log still ends
+  // there (an earlier answer of a pipelined partition was not appended whole). True when the
+  // answer was appended (or had nothing to append) as asked.
+  asio::awaitable<bool> apply(const client::FetchedPartition& fetched, int64_t asked_offset);
   asio::awaitable<Status> copy(const std::shared_ptr<cluster::Partition>& p,
                                const client::FetchedPartition& fetched);
   asio::awaitable<Status> append(const std::shared_ptr<cluster::Partition>& p,
-                                 std::span<const uint8_t> records);
+                                 const client::FetchedPartition& fetched);
   asio::awaitable<Status> follow_log_start(const std::shared_ptr<cluster::Partition>& p,
                                            int64_t source_log_start);
   asio::awaitable<Status> raise_leader_epoch(const std::shared_ptr<cluster::Partition>& p,

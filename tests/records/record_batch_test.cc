@@ -251,15 +251,22 @@ TEST(RecordBatch, RewriteProducerId) {
   EXPECT_TRUE(v->validate());
 }
 
-TEST(RecordBatch, RewriteRefusesCorruptBatch) {
-  BatchOptions o;
-  o.producer_id = 5;
-  auto wire = build(o);
-  wire.back() ^= 1;
-  const auto before = wire;
-  const Status st = rewrite_producer_id(wire);
-  EXPECT_EQ(st.code(), ErrorCode::CORRUPT_MESSAGE);
-  EXPECT_EQ(wire, before);
+// The CRC is patched, not recomputed: a corrupt batch is never re-blessed with a fresh checksum.
+TEST(RecordBatch, RewriteKeepsCorruptBatchCorrupt) {
+  for (Compression c : kCodecs) {
+    BatchOptions o;
+    o.producer_id = 5;
+    o.compression = c;
+    auto wire = build(o);
+    wire.back() ^= 1;
+    ASSERT_TRUE(rewrite_producer_id(wire));
+    auto v = BatchView::parse(wire);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->producer_id(), -7);
+    EXPECT_EQ(v->validate().code(), ErrorCode::CORRUPT_MESSAGE);
+    wire.back() ^= 1;  // the damage undone: the patched CRC is the right one
+    EXPECT_TRUE(BatchView::parse(wire)->validate());
+  }
 }
 
 }  // namespace

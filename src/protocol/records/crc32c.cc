@@ -1,5 +1,6 @@
 #include "protocol/records/crc32c.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -33,6 +34,59 @@ constexpr Tables make_tables() {
 }
 
 constexpr Tables kTables = make_tables();
+
+// CRC-32C is linear over GF(2): feeding bytes through the register is a 32x32 bit matrix.
+using Gf2Matrix = std::array<uint32_t, 32>;  // column i = image of bit i
+
+constexpr uint32_t gf2_times(const Gf2Matrix& m, uint32_t v) {
+  uint32_t sum = 0;
+  for (size_t i = 0; v != 0; ++i, v >>= 1)
+    if (v & 1) sum ^= m[i];
+  return sum;
+}
+
+constexpr Gf2Matrix gf2_square(const Gf2Matrix& m) {
+  Gf2Matrix sq{};
+  for (size_t i = 0; i < 32; ++i) sq[i] = gf2_times(m, m[i]);
+  return sq;
+}
+
+// The operator that feeds `bytes` zero bytes through the (reflected) CRC register.
+constexpr Gf2Matrix zeros_operator(size_t bytes) {
+  Gf2Matrix one_bit{};  // one zero bit: shift right, fold the polynomial in when bit 0 was set
+  one_bit[0] = kPoly;
+  for (size_t i = 1; i < 32; ++i) one_bit[i] = uint32_t{1} << (i - 1);
+  Gf2Matrix op = gf2_square(gf2_square(gf2_square(one_bit)));  // 8 bits = one byte
+  Gf2Matrix result{};
+  for (size_t i = 0; i < 32; ++i) result[i] = uint32_t{1} << i;  // identity
+  for (; bytes != 0; bytes >>= 1, op = gf2_square(op)) {
+    if (bytes & 1) {
+      Gf2Matrix next{};
+      for (size_t i = 0; i < 32; ++i) next[i] = gf2_times(op, result[i]);
+      result = next;
+    }
+  }
+  return result;
+}
+
+// kZeroPowers[k] feeds 2^k zero bytes through the register: any count of zero bytes is a
+// product of at most one of each (crc32c_patch).
+constexpr size_t kZeroPowerCount = 48;
+using ZeroPowers = std::array<Gf2Matrix, kZeroPowerCount>;
+constexpr ZeroPowers make_zero_powers() {
+  ZeroPowers powers{};
+  powers[0] = zeros_operator(1);
+  for (size_t k = 1; k < kZeroPowerCount; ++k) powers[k] = gf2_square(powers[k - 1]);
+  return powers;
+}
+constexpr ZeroPowers kZeroPowers = make_zero_powers();
+
+// The register `reg` carried through `n` zero bytes.
+uint32_t feed_zeros(uint32_t reg, uint64_t n) {
+  for (size_t k = 0; n != 0 && k < kZeroPowerCount; ++k, n >>= 1)
+    if (n & 1) reg = gf2_times(kZeroPowers[k], reg);
+  return reg;
+}
 
 std::atomic<bool> g_force_portable{false};
 
@@ -82,39 +136,7 @@ namespace {
 constexpr size_t kLongBlock = 8192;
 constexpr size_t kShortBlock = 256;
 
-using Gf2Matrix = std::array<uint32_t, 32>;  // column i = image of bit i
 using ShiftTables = std::array<std::array<uint32_t, 256>, 4>;
-
-constexpr uint32_t gf2_times(const Gf2Matrix& m, uint32_t v) {
-  uint32_t sum = 0;
-  for (size_t i = 0; v != 0; ++i, v >>= 1)
-    if (v & 1) sum ^= m[i];
-  return sum;
-}
-
-constexpr Gf2Matrix gf2_square(const Gf2Matrix& m) {
-  Gf2Matrix sq{};
-  for (size_t i = 0; i < 32; ++i) sq[i] = gf2_times(m, m[i]);
-  return sq;
-}
-
-// The operator that feeds `bytes` zero bytes through the (reflected) CRC register.
-constexpr Gf2Matrix zeros_operator(size_t bytes) {
-  Gf2Matrix one_bit{};  // one zero bit: shift right, fold the polynomial in when bit 0 was set
-  one_bit[0] = kPoly;
-  for (size_t i = 1; i < 32; ++i) one_bit[i] = uint32_t{1} << (i - 1);
-  Gf2Matrix op = gf2_square(gf2_square(gf2_square(one_bit)));  // 8 bits = one byte
-  Gf2Matrix result{};
-  for (size_t i = 0; i < 32; ++i) result[i] = uint32_t{1} << i;  // identity
-  for (; bytes != 0; bytes >>= 1, op = gf2_square(op)) {
-    if (bytes & 1) {
-      Gf2Matrix next{};
-      for (size_t i = 0; i < 32; ++i) next[i] = gf2_times(op, result[i]);
-      result = next;
-    }
-  }
-  return result;
-}
 
 constexpr ShiftTables make_shift_tables(size_t bytes) {
   const Gf2Matrix op = zeros_operator(bytes);
@@ -196,6 +218,20 @@ bool crc32c_hardware_available() {
 }
 
 bool crc32c_force_portable(bool force) { return g_force_portable.exchange(force); }
+
+uint32_t crc32c_patch(uint32_t crc, size_t length, size_t at, std::span<const uint8_t> before,
+                      std::span<const uint8_t> after) {
+  // With a zero register and no final inversion, the CRC of old xor new bytes (zeros elsewhere:
+  // leading zeros leave a zero register as it is) is exactly the difference of the two CRCs.
+  uint8_t delta[64];
+  uint32_t reg = 0;
+  for (size_t done = 0; done < before.size(); done += sizeof delta) {
+    const size_t n = std::min(sizeof delta, before.size() - done);
+    for (size_t i = 0; i < n; ++i) delta[i] = before[done + i] ^ after[done + i];
+    reg = ~crc32c(delta, n, ~reg);  // crc32c() inverts on the way in and out
+  }
+  return crc ^ feed_zeros(reg, length - at - before.size());
+}
 
 uint32_t crc32c(const void* data, size_t n, uint32_t seed) {
   if (crc32c_hardware_available() && !g_force_portable.load(std::memory_order_relaxed))

@@ -1,6 +1,7 @@
 #include "protocol/records/record_batch.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "protocol/records/crc32c.h"
@@ -99,21 +100,19 @@ Status patch_leader_epoch(std::span<uint8_t> batch, int32_t epoch) {
 Status rewrite_producer_id(std::span<uint8_t> batch) {
   auto view = BatchView::parse(batch);
   if (!view) return view.status();
-  const uint32_t stored = view->crc();
-  const uint32_t computed = view->compute_crc();
-  if (stored != computed)
-    return corrupt("record batch at offset " + std::to_string(view->base_offset()) +
-                   ": CRC-32C mismatch before producer id rewrite (stored " + hex32(stored) +
-                   ", computed " + hex32(computed) + ")");
   const int64_t p = view->producer_id();
   if (p == INT64_MAX)
     return corrupt("producer id " + std::to_string(p) + " has no mirrored form");
   const int64_t rewritten = mirrored_producer_id(p);
   if (rewritten == p) return Status();  // -1 or already mirrored: bytes stay identical
   uint8_t* base = batch.data();
+  uint8_t before[8];
+  std::memcpy(before, base + layout::kProducerId, sizeof before);
   store_be64(base + layout::kProducerId, static_cast<uint64_t>(rewritten));
-  const size_t size = view->size();
-  store_be32(base + layout::kCrc, crc32c(base + layout::kCrcStart, size - layout::kCrcStart));
+  const uint32_t crc = crc32c_patch(view->crc(), view->size() - layout::kCrcStart,
+                                    layout::kProducerId - layout::kCrcStart, before,
+                                    {base + layout::kProducerId, sizeof before});
+  store_be32(base + layout::kCrc, crc);
   return Status();
 }
 

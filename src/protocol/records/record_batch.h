@@ -123,9 +123,10 @@ Status patch_leader_epoch(std::span<uint8_t> batch, int32_t epoch);
 // (already mirrored) stay as they are. INT64_MAX has no image (rewrite_producer_id refuses it).
 constexpr int64_t mirrored_producer_id(int64_t p) { return p >= 0 && p < INT64_MAX ? -p - 2 : p; }
 
-// Rewrites the producer id as above and recomputes the CRC; every other byte stays identical.
-// The batch is parsed and its CRC checked first, so a corrupt batch is never re-blessed with a
-// fresh checksum. The whole batch must be in `batch` (exactly 12 + batchLength bytes or more).
+// Rewrites the producer id as above and patches the CRC (crc32c_patch: no pass over the
+// records); every other byte stays identical. The CRC is patched, never recomputed, so a batch
+// that was corrupt stays corrupt and BatchView::validate() (which every append runs) still
+// refuses it. The whole batch must be in `batch` (exactly 12 + batchLength bytes or more).
 Status rewrite_producer_id(std::span<uint8_t> batch);
 
 }  // namespace mirra::records
