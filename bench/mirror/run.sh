@@ -24,6 +24,8 @@
 #   BENCH_MIRROR_MB: the pre-filled size in MB of record values (default 2000, i.e. 2 GB).
 #   BENCH_STEADY_MB_PER_S / BENCH_STEADY_SECONDS: the steady phase (default 20 / 30).
 #   BENCH_MIRROR_PROPERTIES: a file of mirror configs (mirror.fetch.* ...) added to the mirror's.
+#   BENCH_WARM_MB: memory to warm first (bench/lib.sh bench_warm_memory; default: what the run
+#   writes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -43,6 +45,8 @@ records=$((size_mb * 1000000 / 1024))
 steady_rate=$((steady_mb_per_s * 1000000 / 1024))
 steady_records=$((steady_rate * steady_seconds))
 
+# Everything the run writes: the source, both copies, the steady topic twice, dd's 2 GiB.
+bench_warm_memory "${BENCH_WARM_MB:-$((3 * size_mb + steady_mb_per_s * steady_seconds * 2 + 2048))}"
 bench_limits "$build" >>"$results"
 cat "$results"
 
@@ -75,6 +79,7 @@ echo "pre-filling bench-mirror: $records records of 1 KiB, lz4, 8 partitions"
 } >"$bench_tmp/mirror.properties"
 [ -z "${BENCH_MIRROR_PROPERTIES:-}" ] || { echo "mirror configs:"; sed 's/^/  /' "$bench_tmp/mirror.properties"; }
 mirror_cli --create --mirror bench --mirror-config "$bench_tmp/mirror.properties" >/dev/null
+bench_settle
 cpu0=$(both_cpu)
 t0=$(bench_now)
 mirror_cli --add --mirror bench --topic bench-mirror >/dev/null
@@ -102,6 +107,7 @@ PY
 # Its time is the relay's own, first fetch to last delivery: without its start-up (metadata,
 # watermarks, CreateTopics) and rd_kafka_destroy, a second or so that would not be the copy's.
 # The brokers' CPU is over the relay's whole life, which adds little (they are idle meanwhile).
+bench_settle
 cpu0=$(both_cpu)
 if line=$("$relay" copy --source "$source_bootstrap" --destination "$destination_bootstrap" \
             --topic bench-mirror --to-topic bench-relay); then

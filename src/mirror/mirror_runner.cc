@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "base/when_all.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_failure.h"
 #include "protocol/records/record_set.h"
@@ -301,12 +302,21 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
   co_return round;
 }
 
+// The partitions of a round are appended side by side: they live on different shards, so two
+// cores write at once instead of taking turns.
 asio::awaitable<void> MirrorRunner::apply_round(Round round) {
+  std::vector<asio::awaitable<void>> appends;
   for (size_t i = 0; i < round.answers.size(); ++i) {
-    const bool landed = co_await apply(round.answers[i], round.asked[i].offset);
-    if (!landed) break_pipeline(round.answers[i].tp);
-    answer_done(round.answers[i].tp);
+    appends.push_back(apply_answer(round.answers[i], round.asked[i].offset));
   }
+  co_await when_all(std::move(appends));
+}
+
+asio::awaitable<void> MirrorRunner::apply_answer(const client::FetchedPartition& answer,
+                                                 int64_t asked_offset) {
+  const bool landed = co_await apply(answer, asked_offset);
+  if (!landed) break_pipeline(answer.tp);
+  answer_done(answer.tp);
 }
 
 void MirrorRunner::break_pipeline(const client::TopicPartition& tp) {

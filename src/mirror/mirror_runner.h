@@ -122,6 +122,8 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   };
   asio::awaitable<Round> fetch_round(size_t fetcher, std::vector<client::FetchPosition> positions);
   asio::awaitable<void> apply_round(Round round);
+  // One answer of a round (which owns it and outlives this) with its bookkeeping.
+  asio::awaitable<void> apply_answer(const client::FetchedPartition& answer, int64_t asked_offset);
   // Bookkeeping of an answer no longer pending (appended, handled or dropped).
   void answer_done(const client::TopicPartition& tp);
   // An answer of the partition did not land whole (or its request failed): the next request

@@ -1,5 +1,7 @@
 #include "server/run.h"
 
+#include <malloc.h>
+
 #include <csignal>
 
 #include <filesystem>
@@ -36,6 +38,15 @@ void log_summary(const LoadedConfig& loaded, const std::optional<std::string>& p
   for (const std::string& w : loaded.warnings) MIRRA_LOG_WARN("{}", w);
 }
 
+// Fetch answers (the mirror's) and produce requests of megabytes are allocated and freed per
+// request. By default glibc hands such blocks back to the kernel (munmap, or trimming the heap)
+// and the next one is faulted in and zeroed again: a tenth of a mirroring broker's CPU. Blocks
+// up to 32 MiB now come from the heap, and up to 256 MiB of free heap is kept for reuse.
+void keep_freed_memory() {
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 }  // namespace
 
 int run_server_command(const std::optional<std::string>& config_path,
@@ -57,6 +68,7 @@ int run_server_command(const std::optional<std::string>& config_path,
   // A write to a socket whose client has gone must fail with EPIPE, not kill the broker:
   // sendfile(2) has no MSG_NOSIGNAL.
   ::signal(SIGPIPE, SIG_IGN);
+  keep_freed_memory();
   asio::io_context io(1);  // the core thread: this one
   Broker broker(io, loaded.value());
   asio::signal_set signals(io, SIGTERM, SIGINT);
