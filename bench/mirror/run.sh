@@ -136,6 +136,7 @@ for _ in $(seq 200); do  # until both consumers have fetched every partition onc
 done
 [ -f "$bench_tmp/lag-source.ready" ] && [ -f "$bench_tmp/lag-destination.ready" ] ||
   echo "run.sh: the lag consumers are not fetching after 10 s; the first records' lag includes their start" >&2
+bench_settle
 echo "producing $steady_mb_per_s MB/s ($steady_rate records/s of 1 KiB, lz4) for $steady_seconds s"
 cpu0=$(both_cpu)
 line=$("$load_gen" produce --bootstrap "$source_bootstrap" --topic bench-steady \
