@@ -163,7 +163,8 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
       if (handle == nullptr || !handle->online() || !fetching({t->id, p.partition})) continue;
       const PartitionMirrorStatus& st = status_[tp];
       if (st.requested || st.not_before > now) continue;
-      if (st.answers_pending > 0 && st.next_offset < 0) continue;  // a failed answer waits
+      // Waits for its pending answers: the latest failed, or the pipeline broke.
+      if (st.answers_pending > 0 && st.next_offset < 0) continue;
       const int64_t offset = st.answers_pending > 0 ? st.next_offset : handle->offsets.log_end;
       const client::PartitionInfo* sp = source ? source->partition(p.partition) : nullptr;
       out[sp ? sp->leader : -1].push_back({tp, offset, max_bytes});
