@@ -4,12 +4,13 @@ operator (failures injected with MIRRA_FAILPOINTS, base/failpoint.h: a storage e
 partition's mirror appends), DeleteMirror refused while topics mirror, and kill -9 in the middle
 of a failover. Every wait is a bounded poll of a condition, never a sleep."""
 import re
+import struct
 import subprocess
 
 import confluent_kafka
 
 from mirra_testlib import MIRRA, assert_one_line_error, run_mirra, wait_until
-from mirroring import describe, ok, start_mirror, watermarks_of
+from mirroring import PID_AT, describe, ok, start_mirror, watermarks_of
 
 STEP = 30  # seconds: the bound of each wait
 
@@ -134,6 +135,43 @@ def test_failed_partition_retries_with_backoff_and_the_operator_recovers_it(make
     assert "mirrored again" in ok(mirror(dst, "--resume", "--mirror", "dr", "--topic", "manual"))
     wait_until(lambda: in_sync(src, dst, "manual", 2), STEP, "manual-0 recovered by the operator")
     assert sum(watermarks_of(dst.bootstrap, "manual", 2)) == 20
+
+
+def test_a_corrupt_source_batch_fails_its_partition_alone(make_broker, tmp_path):
+    """§2 step 1: a source batch whose CRC does not match fails its partition alone, for good,
+    with nothing of it appended. The producer-id rewrite patches the CRC rather than recomputing
+    it, so it must not make the corrupt batch look whole."""
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    create_topic(src, "crc", 2)
+    p = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap, "linger.ms": 2,
+                                  "enable.idempotence": True})
+    for i in range(20):
+        p.produce("crc", value=f"crc-{i}".encode(), partition=i % 2)
+    assert p.flush(STEP) == 0
+    assert src.stop() == 0
+    # One bit of the last record of partition 0's first batch, inside the CRC's range. After a
+    # clean stop the source does not read its batches again: it serves this one as it is now.
+    [segment] = sorted((src.data_dir / "crc-0").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    _, length = struct.unpack_from(">qi", data, 0)
+    (pid,) = struct.unpack_from(">q", data, PID_AT)
+    assert pid >= 0  # idempotent: the rewrite has a producer id to change
+    data[12 + length - 1] ^= 1
+    segment.write_bytes(bytes(data))
+    src.start()
+    mark = dst.mark()
+    start_mirror(src, dst, tmp_path, "crc")
+
+    def settled():
+        r = rows(dst, "crc")
+        return (len(r) == 2 and r[0]["state"] == "FAILED" and r[1]["state"] == "MIRRORING"
+                and r[1]["lag"] == 0 and r[1]["destinationLogEndOffset"] == 10)
+    wait_until(settled, STEP, "crc-0 FAILED while crc-1 is copied")
+    failed = rows(dst, "crc")[0]
+    assert "CRC-32C mismatch" in failed["lastError"], failed
+    assert failed["destinationLogEndOffset"] == 0, failed
+    dst.wait_for(r"crc-0 is FAILED .* waits for the operator", timeout=STEP, start=mark)
 
 
 def test_delete_mirror_only_once_every_topic_failed_over(make_broker, tmp_path):
