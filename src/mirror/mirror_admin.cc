@@ -93,6 +93,28 @@ asio::awaitable<Status> MirrorAdmin::create(
   co_return s;
 }
 
+asio::awaitable<Status> MirrorAdmin::alter_configs(
+    const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
+    bool validate_only) {
+  MirrorConfigs next;
+  auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
+    const metadata::MirrorInfo* m = image.mirror(name);
+    if (m == nullptr) {
+      return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
+    }
+    auto altered = altered_mirror_configs(m->configs, changes);
+    if (!altered.ok()) return altered.status();
+    next = std::move(altered.value());
+    if (validate_only) return Records{};
+    return Records{metadata::MirrorRecord{name, {next.begin(), next.end()}}};
+  };
+  Status s = co_await store_.change(build);
+  if (s.ok() && !validate_only) {
+    MIRRA_LOG_INFO("mirror {}: configs altered, now {}", name, describe_for_log(next));
+  }
+  co_return s;
+}
+
 asio::awaitable<Status> MirrorAdmin::remove(const std::string& name,
                                             const MirrorStateStore& states) {
   auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {

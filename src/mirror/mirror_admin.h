@@ -5,6 +5,7 @@
 // Threading: the core thread, like the MetadataStore it writes through.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ class MirrorAdmin {
   asio::awaitable<Status> create(
       const std::string& name,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,
+      bool validate_only);
+  // The mirror config resource of DescribeConfigs' alter side: `changes` (key -> value, or
+  // nullopt to remove) checked as CreateMirror checks configs (INVALID_CONFIG naming the key),
+  // then the MirrorRecord replaced; MirrorManager::sync() reconnects that mirror with them.
+  // UNKNOWN_MIRROR.
+  asio::awaitable<Status> alter_configs(
+      const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
       bool validate_only);
   // UNKNOWN_MIRROR; MIRROR_NOT_EMPTY while any topic of the mirror is not STOPPED. Its
   // STOPPED topics become ordinary topics (mirror.name removed); their states stay.

@@ -15,10 +15,13 @@ namespace {
 
 using Check = std::function<Status(const std::string& key, const std::string& value)>;
 
+enum class Kind { kString, kInt, kList };
+
 struct KeySpec {
   const char* name;
   const char* default_value;  // "" when there is none
   Check check;
+  Kind kind = Kind::kString;
 };
 
 Status invalid(const std::string& key, const std::string& value, std::string_view why) {
@@ -76,7 +79,7 @@ Status bootstrap_list(const std::string& key, const std::string& value) {
 
 const std::vector<KeySpec>& key_specs() {
   static const std::vector<KeySpec> specs = {
-      {"bootstrap.servers", "", bootstrap_list},
+      {"bootstrap.servers", "", bootstrap_list, Kind::kList},
       {"security.protocol", "PLAINTEXT", one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
       {"sasl.mechanism", "PLAIN", one_of({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})},
       {"sasl.jaas.config", "", any_value},
@@ -93,16 +96,16 @@ const std::vector<KeySpec>& key_specs() {
       {"ssl.keystore.type", "PEM", one_of({"PEM", "JKS", "PKCS12"})},
       {"ssl.key.password", "", any_value},
       {"ssl.endpoint.identification.algorithm", "https", one_of({"HTTPS", ""})},
-      {"mirror.fetch.max.wait.ms", "500", at_least(0)},
-      {"mirror.fetch.min.bytes", "1", at_least(0)},
-      {"mirror.fetch.max.bytes", "1048576", at_least(1)},
-      {"mirror.fetch.response.max.bytes", "10485760", at_least(1)},
-      {"mirror.topics.include", ".*", regex_list},
-      {"mirror.topics.exclude", "__.*", regex_list},
-      {"mirror.groups.include", ".*", regex_list},
-      {"mirror.groups.exclude", "", regex_list},
-      {"mirror.acl.include", "", regex_list},
-      {"mirror.topic.properties.exclude", "", regex_list},
+      {"mirror.fetch.max.wait.ms", "500", at_least(0), Kind::kInt},
+      {"mirror.fetch.min.bytes", "1", at_least(0), Kind::kInt},
+      {"mirror.fetch.max.bytes", "1048576", at_least(1), Kind::kInt},
+      {"mirror.fetch.response.max.bytes", "10485760", at_least(1), Kind::kInt},
+      {"mirror.topics.include", ".*", regex_list, Kind::kList},
+      {"mirror.topics.exclude", "__.*", regex_list, Kind::kList},
+      {"mirror.groups.include", ".*", regex_list, Kind::kList},
+      {"mirror.groups.exclude", "", regex_list, Kind::kList},
+      {"mirror.acl.include", "", regex_list, Kind::kList},
+      {"mirror.topic.properties.exclude", "", regex_list, Kind::kList},
   };
   return specs;
 }
@@ -161,6 +164,36 @@ Result<MirrorConfigs> validate_mirror_configs(
     return Status(ErrorCode::INVALID_CONFIG, "mirror config bootstrap.servers is required");
   }
   return out;
+}
+
+Result<MirrorConfigs> altered_mirror_configs(
+    const MirrorConfigs& current, const std::map<std::string, std::optional<std::string>>& changes) {
+  MirrorConfigs next = current;
+  for (const auto& [key, value] : changes) {
+    if (spec_of(key) == nullptr) {
+      return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown mirror config '{}'", key));
+    }
+    if (value) {
+      next[key] = *value;
+    } else {
+      next.erase(key);
+    }
+  }
+  return validate_mirror_configs({next.begin(), next.end()});
+}
+
+MirrorConfigKind mirror_config_kind(std::string_view key) {
+  const KeySpec* spec = spec_of(key);
+  if (spec == nullptr) return MirrorConfigKind::kUnknown;
+  switch (spec->kind) {
+    case Kind::kInt:
+      return MirrorConfigKind::kInt;
+    case Kind::kList:
+      return MirrorConfigKind::kList;
+    case Kind::kString:
+      break;
+  }
+  return is_secret(key) ? MirrorConfigKind::kPassword : MirrorConfigKind::kString;
 }
 
 const MirrorConfigs& mirror_config_defaults() {

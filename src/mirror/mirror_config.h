@@ -30,6 +30,16 @@ bool is_secret(std::string_view key);
 Result<MirrorConfigs> validate_mirror_configs(
     const std::vector<std::pair<std::string, std::optional<std::string>>>& given);
 
+// The configs after `changes` (key -> new value, or nullopt to remove it; unknown keys are
+// INVALID_CONFIG) on `current`, checked as CreateMirror checks them: DescribeConfigs' alter
+// side (IncrementalAlterConfigs, AlterConfigs) on the mirror config resource.
+Result<MirrorConfigs> altered_mirror_configs(
+    const MirrorConfigs& current, const std::map<std::string, std::optional<std::string>>& changes);
+
+// What a key's value is, for DescribeConfigs' config type (lists take APPEND and SUBTRACT).
+enum class MirrorConfigKind { kUnknown, kString, kInt, kList, kPassword };
+MirrorConfigKind mirror_config_kind(std::string_view key);
+
 // Every known key with its default ("" when it has none), for describe output.
 const MirrorConfigs& mirror_config_defaults();
 

@@ -205,15 +205,22 @@ void MirrorManager::sync() {
   if (!started_ || stopped_) return;
   const auto& mirrors = store_.image().mirrors();
   for (auto it = runners_.begin(); it != runners_.end();) {
-    if (mirrors.count(it->first) == 0) {
+    auto m = mirrors.find(it->first);
+    if (m == mirrors.end()) {
       it->second->stop();
+      it = runners_.erase(it);
+    } else if (m->second.configs != it->second->configs()) {
+      MIRRA_LOG_INFO("mirror {}: configs changed; reconnecting with them", it->first);
+      it->second->stop();
+      restarting_.emplace(it->first, it->second);
+      asio::co_spawn(core_, restart_when_stopped(it->first, it->second), asio::detached);
       it = runners_.erase(it);
     } else {
       ++it;
     }
   }
   for (const auto& [name, m] : mirrors) {
-    if (runners_.count(name)) continue;
+    if (runners_.count(name) || restarting_.count(name)) continue;
     const MirrorRunnerContext ctx{core_, store_, partitions_, topics_, states_, config_, node_id_};
     auto runner = MirrorRunner::create(ctx, name, m.configs);
     if (!runner.ok()) {
@@ -225,11 +232,20 @@ void MirrorManager::sync() {
   }
 }
 
+asio::awaitable<void> MirrorManager::restart_when_stopped(std::string name,
+                                                          std::shared_ptr<MirrorRunner> old) {
+  co_await old->stopped();
+  restarting_.erase(name);
+  sync();
+}
+
 asio::awaitable<void> MirrorManager::stop() {
   stopped_ = true;
   for (auto& [name, r] : runners_) r->stop();
   for (auto& [name, r] : runners_) co_await r->stopped();
   runners_.clear();
+  auto restarting = restarting_;  // restart_when_stopped() erases from it meanwhile
+  for (auto& [name, r] : restarting) co_await r->stopped();
 }
 
 const MirrorRunner* MirrorManager::runner(const std::string& mirror) const {

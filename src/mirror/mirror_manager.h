@@ -74,7 +74,8 @@ class MirrorManager {
   asio::awaitable<Status> start();
   const MirrorStateStore& states() const { return states_; }
   // Once started: a runner for each mirror of the image that has none; those of mirrors gone
-  // stop.
+  // stop; a mirror whose configs changed (IncrementalAlterConfigs) reconnects with the new ones
+  // once its loops have ended, the other mirrors going on meanwhile.
   void sync();
   // Stops every runner and waits for their loops to end (broker shutdown).
   asio::awaitable<void> stop();
@@ -161,6 +162,12 @@ class MirrorManager {
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;
+  // Runners of mirrors whose configs changed, until their loops have ended (no new runner of
+  // the mirror may append meanwhile).
+  std::map<std::string, std::shared_ptr<MirrorRunner>> restarting_;
+
+  asio::awaitable<void> restart_when_stopped(std::string name,
+                                             std::shared_ptr<MirrorRunner> old);
 };
 
 }  // namespace mirra::mirror

@@ -1,12 +1,14 @@
 """`mirra mirror --create/--list/--delete` against a real `mirra server`: the mirror admin RPCs
 are advertised, mirrors persist across a restart, bad names and configs get one clear line, and
-a secret given at creation never comes back and never reaches the broker's log."""
+a secret given at creation never comes back and never reaches the broker's log; a mirror's configs
+are read and changed through DescribeConfigs / IncrementalAlterConfigs."""
 import struct
 
 import pytest
 
 from conftest import TIMEOUT, Broker, assert_one_line_error, mirra
 from mirra_testlib import request, round_trip
+from raw_admin import describe_configs_raw, incremental_alter
 
 SECRET = "pa55-w0rd-never-shown"
 
@@ -96,3 +98,58 @@ def test_bad_names_and_configs(server, tmp_path):
     assert_one_line_error(mirror(server, "--list", "--create"), "exactly one of")
     assert_one_line_error(mirror(server, "--delete"), "--mirror is required")
     assert_one_line_error(mirra("mirror", "--list"), "--bootstrap-server")
+
+
+MIRROR_RESOURCE = 64  # Mirra's config resource type for mirrors (MIRRORING.md §7)
+SET, DELETE, APPEND = 0, 1, 2
+INVALID_CONFIG, UNKNOWN_MIRROR = 40, 137
+INT, LIST, PASSWORD = 3, 7, 9  # DescribeConfigs config types
+DYNAMIC, DEFAULT = 1, 5  # config sources: set on the resource, or the default
+
+
+def test_mirror_configs_through_describe_and_alter_configs(server, tmp_path):
+    """§7: a mirror's configs are read and changed with DescribeConfigs and
+    IncrementalAlterConfigs on the mirror resource; secrets read back as null, values are
+    checked as CreateMirror checks them, and the changes last across a restart."""
+    ok(mirror(server, "--create", "--mirror", "dr", "--mirror-config",
+              config_file(tmp_path, "dr.properties",
+                          f"bootstrap.servers=127.0.0.1:1\nsasl.password={SECRET}\n")))
+    key = (MIRROR_RESOURCE, "dr")
+
+    def configs():
+        err, msg, out = describe_configs_raw(server.port, *key)
+        assert err == 0, msg
+        return out
+
+    c = configs()
+    assert c["bootstrap.servers"][:2] == ("127.0.0.1:1", DYNAMIC)
+    assert c["bootstrap.servers"][3] == LIST
+    assert c["mirror.fetch.max.bytes"][:2] == ("1048576", DEFAULT)
+    assert c["mirror.fetch.max.bytes"][3] == INT
+    assert c["sasl.password"][0] is None and c["sasl.password"][3] == PASSWORD
+
+    def alter(changes, validate_only=False):
+        return incremental_alter(server.port, [(*key, changes)], validate_only)[key]
+
+    assert alter([("mirror.fetch.max.bytes", SET, "2097152"),
+                  ("bootstrap.servers", APPEND, "127.0.0.1:2")]) == (0, None)
+    assert alter([("mirror.fetch.max.wait.ms", SET, "100")], validate_only=True) == (0, None)
+    err, msg = alter([("mirror.fetch.max.bytes", SET, "0")])
+    assert err == INVALID_CONFIG and "mirror.fetch.max.bytes" in msg, msg
+    err, msg = alter([("bootstrap.servers", DELETE, None)])
+    assert err == INVALID_CONFIG and "bootstrap.servers is required" in msg, msg
+    err, msg = alter([("no.such.key", SET, "1")])
+    assert err == INVALID_CONFIG and "no.such.key" in msg, msg
+    err, msg = incremental_alter(server.port, [(MIRROR_RESOURCE, "nope", [])])[
+        (MIRROR_RESOURCE, "nope")]
+    assert err == UNKNOWN_MIRROR, msg
+    assert describe_configs_raw(server.port, MIRROR_RESOURCE, "nope")[0] == UNKNOWN_MIRROR
+
+    server.restart()
+    c = configs()
+    assert c["mirror.fetch.max.bytes"][:2] == ("2097152", DYNAMIC)
+    assert c["mirror.fetch.max.wait.ms"][:2] == ("500", DEFAULT)  # validate_only changed nothing
+    assert c["bootstrap.servers"][0] == "127.0.0.1:1,127.0.0.1:2"
+    assert c["sasl.password"][0] is None
+    assert listed(server) == {"dr": ["127.0.0.1:1,127.0.0.1:2", "-", "0"]}
+    assert SECRET not in server.log()

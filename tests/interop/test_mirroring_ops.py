@@ -11,8 +11,10 @@ import confluent_kafka
 
 from mirra_testlib import MIRRA, assert_one_line_error, run_mirra, wait_until
 from mirroring import PID_AT, describe, ok, start_mirror, watermarks_of
+from raw_admin import incremental_alter
 
 STEP = 30  # seconds: the bound of each wait
+MIRROR_RESOURCE, SET = 64, 0  # the mirror config resource (MIRRORING.md §7), IncrementalAlterConfigs SET
 
 
 def produce(bootstrap, topic, partitions, count, tag):
@@ -172,6 +174,41 @@ def test_a_corrupt_source_batch_fails_its_partition_alone(make_broker, tmp_path)
     assert "CRC-32C mismatch" in failed["lastError"], failed
     assert failed["destinationLogEndOffset"] == 0, failed
     dst.wait_for(r"crc-0 is FAILED .* waits for the operator", timeout=STEP, start=mark)
+
+
+def test_altered_connection_settings_reconnect_that_mirror_only(make_broker, tmp_path):
+    """§7: changing a mirror's bootstrap.servers (IncrementalAlterConfigs on the mirror
+    resource) reconnects that mirror with it, once its loops have ended; another mirror of the
+    same source goes on copying meanwhile."""
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    for t in ("moved", "steady"):
+        create_topic(src, t, 2)
+    start_mirror(src, dst, tmp_path, "moved", name="a")
+    start_mirror(src, dst, tmp_path, "steady", name="b")
+
+    def point_a_at(bootstrap):
+        key = (MIRROR_RESOURCE, "a")
+        changes = [("bootstrap.servers", SET, bootstrap)]
+        assert incremental_alter(dst.port, [(*key, changes)])[key] == (0, None)
+
+    # Nothing listens at 127.0.0.1:1: mirror a reconnects there and reaches nothing.
+    mark = dst.mark()
+    point_a_at("127.0.0.1:1")
+    dst.wait_for(r"mirror a: configs changed; reconnecting", timeout=STEP, start=mark)
+    dst.wait_for(r"mirror a: fetching from 127\.0\.0\.1:1 ", timeout=STEP, start=mark)
+    produce(src.bootstrap, "moved", 2, 10, "moved")
+    produce(src.bootstrap, "steady", 2, 10, "steady")
+    wait_until(lambda: in_sync(src, dst, "steady", 2), STEP, "mirror b to copy on")
+    wait_until(lambda: all(r["lastError"] and "127.0.0.1:1" in r["lastError"]
+                           for r in rows(dst, "moved").values()),
+               STEP, "mirror a to fail to reach 127.0.0.1:1")
+    assert sum(watermarks_of(dst.bootstrap, "moved", 2)) == 0
+    assert "mirror b: configs changed" not in dst.log(mark)
+
+    point_a_at(src.bootstrap)  # back at the source: it catches up
+    wait_until(lambda: in_sync(src, dst, "moved", 2), STEP, "mirror a to catch up")
+    assert sum(watermarks_of(dst.bootstrap, "moved", 2)) == 10
 
 
 def test_delete_mirror_only_once_every_topic_failed_over(make_broker, tmp_path):

@@ -11,6 +11,9 @@
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
 #include "metadata/records.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_config.h"
+#include "mirror/mirror_manager.h"
 
 namespace mirra::server {
 namespace {
@@ -112,6 +115,47 @@ ConfigEntry single_source_entry(const std::string& name, std::optional<std::stri
   e.type = ConfigType::kString;
   e.read_only = true;
   return e;
+}
+
+ConfigType mirror_config_type(const std::string& key) {
+  switch (mirror::mirror_config_kind(key)) {
+    case mirror::MirrorConfigKind::kInt:
+      return ConfigType::kInt;
+    case mirror::MirrorConfigKind::kList:
+      return ConfigType::kList;
+    case mirror::MirrorConfigKind::kPassword:
+      return ConfigType::kPassword;
+    case mirror::MirrorConfigKind::kString:
+      return ConfigType::kString;
+    case mirror::MirrorConfigKind::kUnknown:
+      break;
+  }
+  return ConfigType::kUnknown;
+}
+
+// Every mirror config: the value the mirror was given (source DYNAMIC_TOPIC_CONFIG, Kafka's
+// "set on this resource") or its default. Secrets are marked sensitive: their values are
+// dropped below.
+std::vector<ConfigEntry> mirror_entries(const RequestContext& ctx, const std::string& name) {
+  std::vector<ConfigEntry> out;
+  const metadata::MirrorInfo* m = ctx.broker->metadata->image().mirror(name);
+  if (m == nullptr) return out;
+  for (const auto& [key, default_value] : mirror::mirror_config_defaults()) {
+    ConfigEntry e;
+    e.name = key;
+    auto set = m->configs.find(key);
+    if (set != m->configs.end()) {
+      e.value = set->second;
+      e.source = ConfigSource::kDynamicTopic;
+    } else if (!default_value.empty()) {
+      e.value = default_value;
+    }
+    if (e.value) e.synonyms.push_back({key, *e.value, e.source});
+    e.type = mirror_config_type(key);
+    e.sensitive = mirror::is_secret(key);
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 std::vector<ConfigEntry> topic_entries(const RequestContext& ctx, const std::string& topic) {
@@ -258,10 +302,17 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
     }
     return ConfigTarget::kThisBroker;
   }
+  if (type == kMirrorConfigResource) {
+    if (Status s = mirror::validate_mirror_name(name); !s.ok()) return s;
+    if (ctx.broker->metadata->image().mirror(name) == nullptr) {
+      return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
+    }
+    return ConfigTarget::kMirror;
+  }
   return Status(ErrorCode::INVALID_REQUEST,
-                fmt::format("unsupported resource type {} (Mirra has configs for topics (2) and "
-                            "brokers (4))",
-                            type));
+                fmt::format("unsupported resource type {} (Mirra has configs for topics (2), "
+                            "brokers (4) and mirrors ({}))",
+                            type, kMirrorConfigResource));
 }
 
 std::vector<bool> duplicated_resources(
@@ -286,9 +337,12 @@ std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, Conf
     case ConfigTarget::kThisBroker:
       out = this_broker_entries(ctx);
       break;
+    case ConfigTarget::kMirror:
+      out = mirror_entries(ctx, name);
+      break;
   }
   for (ConfigEntry& e : out) {
-    if (!is_sensitive(e.name)) continue;
+    if (!e.sensitive && !is_sensitive(e.name)) continue;
     e.sensitive = true;
     e.value.reset();
     for (auto& s : e.synonyms) s.value.clear();
@@ -303,10 +357,14 @@ std::map<std::string, std::string> current_overrides(const RequestContext& ctx, 
   if (target == ConfigTarget::kTopic) {
     if (const metadata::TopicInfo* info = image.topic(name)) return info->configs;
   }
+  if (target == ConfigTarget::kMirror) {
+    if (const metadata::MirrorInfo* m = image.mirror(name)) return m->configs;
+  }
   return {};
 }
 
 cluster::ConfigType config_type(ConfigTarget target, const std::string& key) {
+  if (target == ConfigTarget::kMirror) return mirror_config_type(key);
   const TopicConfigDef* def =
       target == ConfigTarget::kTopic ? cluster::find_topic_config(key) : dynamic_def(key);
   return def == nullptr ? ConfigType::kUnknown : def->type;
@@ -330,6 +388,11 @@ asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget 
       co_return co_await ctx.broker->topic_admin->alter_topic_configs(name, changes, validate_only);
     case ConfigTarget::kBrokerDefault:
       co_return co_await alter_broker_defaults(ctx, changes, validate_only);
+    case ConfigTarget::kMirror: {
+      Status s = co_await ctx.broker->mirrors->alter_configs(name, changes, validate_only);
+      if (s.ok() && !validate_only) ctx.broker->mirror_manager->sync();  // reconnects it
+      co_return s;
+    }
     case ConfigTarget::kThisBroker:
       break;
   }

@@ -24,15 +24,20 @@
 
 namespace mirra::server {
 
+// MIRRORING.md §7: a mirror's configs are a config resource of their own. Kafka has no number
+// for it; Mirra takes the next free one after Kafka's GROUP (32).
+inline constexpr int8_t kMirrorConfigResource = 64;
+
 // What a config resource of a request designates.
 enum class ConfigTarget {
   kTopic,          // resource type 2, an existing topic
   kBrokerDefault,  // resource type 4, name "": the cluster-wide dynamic defaults
   kThisBroker,     // resource type 4, name = this node's id
+  kMirror,         // resource type 64, an existing mirror (secrets read back as null)
 };
 
 // Checks (type, name) with Kafka's errors: an invalid topic name is INVALID_TOPIC_EXCEPTION,
-// an unknown topic UNKNOWN_TOPIC_OR_PARTITION, a broker name other than "" or this node's id
+// an unknown topic UNKNOWN_TOPIC_OR_PARTITION, an unknown mirror UNKNOWN_MIRROR, a broker name other than "" or this node's id
 // and any other resource type INVALID_REQUEST.
 Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
                                              const std::string& name);
@@ -66,7 +71,8 @@ std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, Conf
 // key -> new value, or nullopt to remove the key (back to the default).
 using ConfigChanges = std::map<std::string, std::optional<std::string>>;
 
-// The keys set on the resource now: a topic's overrides, or the dynamic broker defaults.
+// The keys set on the resource now: a topic's overrides, the dynamic broker defaults, or a
+// mirror's configs.
 std::map<std::string, std::string> current_overrides(const RequestContext& ctx, ConfigTarget target,
                                                      const std::string& name);
 // The type of `key` on the resource (kUnknown for an unknown key).
