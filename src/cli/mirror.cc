@@ -206,11 +206,13 @@ void print_describe_json(const std::vector<client::MirrorDescription>& mirrors) 
         rows.push_back(fmt::format(
             "{{\"mirror\":{},\"topic\":{},\"topicId\":{},\"partition\":{},\"state\":{},"
             "\"sourceLogStartOffset\":{},\"sourceHighWatermark\":{},"
-            "\"destinationLogEndOffset\":{},\"lag\":{},\"lastMirroredOffset\":{},"
-            "\"retries\":{},\"lastError\":{}}}",
+            "\"destinationLogEndOffset\":{},\"lag\":{},\"lagMs\":{},\"lastMirroredOffset\":{},"
+            "\"retries\":{},\"bytesPerSecond\":{},\"recordsPerSecond\":{},"
+            "\"fetchLatencyMs\":{},\"lastError\":{}}}",
             json_string(m.name), json_string(t.name), json_string(t.id.to_string()), p.partition,
             json_string(state_name(p.state)), p.source_log_start, p.source_high_watermark,
-            p.destination_log_end, p.lag, p.last_mirrored_offset, p.retries,
+            p.destination_log_end, p.lag, p.lag_ms, p.last_mirrored_offset, p.retries,
+            p.bytes_per_second, p.records_per_second, p.fetch_latency_ms,
             p.last_error.ok() ? "null" : json_string(p.last_error.message())));
       }
     }
@@ -230,15 +232,16 @@ int describe(client::SyncClient& c, const MirrorArgs& a) {
     print_describe_json(r.value());
     return 0;
   }
-  Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LMO",
-               "RETRIES", "LAST-ERROR"});
+  Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LAG-MS",
+               "LMO", "RETRIES", "BYTES/S", "RECORDS/S", "FETCH-MS", "LAST-ERROR"});
   for (const auto& m : r.value()) {
     for (const auto& t : m.topics) {
       for (const auto& p : t.partitions) {
         table.add({m.name, t.name, std::to_string(p.partition), state_name(p.state),
                    or_dash(p.source_high_watermark), or_dash(p.destination_log_end), or_dash(p.lag),
-                   or_dash(p.last_mirrored_offset), std::to_string(p.retries),
-                   p.last_error.ok() ? "-" : p.last_error.message()});
+                   or_dash(p.lag_ms), or_dash(p.last_mirrored_offset), std::to_string(p.retries),
+                   std::to_string(p.bytes_per_second), std::to_string(p.records_per_second),
+                   or_dash(p.fetch_latency_ms), p.last_error.ok() ? "-" : p.last_error.message()});
       }
     }
   }

@@ -159,7 +159,9 @@ asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors
         td.partitions.push_back({p.partition_index, p.state, p.source_log_start_offset,
                                  p.source_high_watermark, p.destination_log_end_offset, p.lag,
                                  p.last_mirrored_offset, p.retry_count,
-                                 status_from(p.last_error_code, p.last_error, "partition " + std::to_string(p.partition_index))});
+                                 status_from(p.last_error_code, p.last_error, "partition " + std::to_string(p.partition_index)),
+                                 p.lag_ms, p.bytes_per_second, p.records_per_second,
+                                 p.fetch_latency_ms});
       }
     }
   }

@@ -406,6 +406,10 @@ struct MirrorPartitionDescription {
   int64_t last_mirrored_offset = -1;
   int32_t retries = 0;
   Status last_error;
+  int64_t lag_ms = -1;
+  int64_t bytes_per_second = 0;
+  int64_t records_per_second = 0;
+  int64_t fetch_latency_ms = -1;
 };
 
 struct MirrorTopicDescription {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/clock.h"
 #include "base/failpoint.h"
 #include "base/log.h"
 #include "mirror/mirror_admin.h"
@@ -18,16 +19,12 @@ namespace {
 
 constexpr const char* kMirraLogComponent = "mirror";
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 struct MirroredBatches {
   std::span<const uint8_t> bytes;  // the complete batches, rewritten
   int64_t first_offset = -1;
   int32_t max_leader_epoch = -1;
+  int64_t records = 0;
+  int64_t max_timestamp = -1;
 };
 
 // The complete batches of a fetched record set with every producer id rewritten (§2) in place,
@@ -46,6 +43,8 @@ Result<MirroredBatches> rewrite_in_place(std::span<uint8_t> fetched) {
     const size_t at = static_cast<size_t>(batch.bytes().data() - fetched.data());
     if (out.first_offset < 0) out.first_offset = batch.base_offset();
     out.max_leader_epoch = std::max(out.max_leader_epoch, batch.partition_leader_epoch());
+    out.records += batch.record_count();
+    out.max_timestamp = std::max(out.max_timestamp, batch.max_timestamp());
     if (Status s = records::rewrite_producer_id(fetched.subspan(at, batch.size())); !s.ok()) {
       return s;
     }
@@ -138,6 +137,11 @@ asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Part
   auto appended = co_await ctx_.partitions.run(p, job);
   if (!appended.ok()) co_return appended.status();
   p->wake_waiters();  // long-polling consumers of the destination see the new data
+  PartitionMirrorStatus& st = status_[f.tp];
+  const int64_t now = steady_ms();
+  st.bytes.add(static_cast<int64_t>(batches->bytes.size()), now);
+  st.records.add(batches->records, now);
+  st.newest_mirrored_timestamp = std::max(st.newest_mirrored_timestamp, batches->max_timestamp);
   co_return Status::OK();
 }
 

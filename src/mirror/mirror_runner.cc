@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/when_all.h"
 #include "mirror/mirror_admin.h"
@@ -278,9 +279,14 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
   options.sessions = fetchers_[f].sessions.get();
   std::vector<uint64_t> generations;
   for (const auto& pos : positions) generations.push_back(status_[pos.tp].generation);
+  const int64_t started_ms = steady_ms();
   auto fetched = co_await fetchers_[f].client->fetch(positions, options);
+  const int64_t latency_ms = steady_ms() - started_ms;
   Round round{std::move(positions), {}};
-  for (const auto& pos : round.asked) status_[pos.tp].requested = false;
+  for (const auto& pos : round.asked) {
+    status_[pos.tp].requested = false;
+    status_[pos.tp].fetch_latency_ms = latency_ms;
+  }
   if (!fetched.ok()) {
     for (const auto& pos : round.asked) {
       break_pipeline(pos.tp);

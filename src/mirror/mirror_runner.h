@@ -31,6 +31,7 @@
 #include "cluster/topic_admin.h"
 #include "mirror/mirror_config.h"
 #include "mirror/mirror_state_store.h"
+#include "mirror/rate_meter.h"
 
 namespace mirra::mirror {
 
@@ -55,6 +56,13 @@ struct PartitionMirrorStatus {
   int32_t answers_pending = 0;
   int64_t next_offset = -1;
   uint64_t generation = 0;
+  // MIRRORING.md §12: what was mirrored lately, the newest timestamp mirrored (the time lag is
+  // measured from it) and the round trip of the last fetch that asked for the partition (long
+  // polling included).
+  RateMeter bytes;
+  RateMeter records;
+  int64_t newest_mirrored_timestamp = -1;
+  int64_t fetch_latency_ms = -1;
 };
 
 // The runtime a runner shares with the manager.

@@ -209,6 +209,11 @@ def test_altered_connection_settings_reconnect_that_mirror_only(make_broker, tmp
     point_a_at(src.bootstrap)  # back at the source: it catches up
     wait_until(lambda: in_sync(src, dst, "moved", 2), STEP, "mirror a to catch up")
     assert sum(watermarks_of(dst.bootstrap, "moved", 2)) == 10
+    # §12: what it copied shows in the rates (of the whole seconds before now), caught up is
+    # no time lag, and each partition has a fetch round trip.
+    wait_until(lambda: all(r["bytesPerSecond"] > 0 and r["recordsPerSecond"] > 0
+                           for r in rows(dst, "moved").values()), STEP, "the rates")
+    assert all(r["lagMs"] == 0 and r["fetchLatencyMs"] >= 0 for r in rows(dst, "moved").values())
 
 
 def test_delete_mirror_only_once_every_topic_failed_over(make_broker, tmp_path):

@@ -1,9 +1,11 @@
 // DescribeMirrors (key 99, MIRRORING.md §7, §12): per mirror and partition, the state, the
-// source's log start and high watermark, the destination's log end, the lag and the last error.
+// source's log start and high watermark, the destination's log end, the lag in offsets and in
+// time, the rates, the fetch round trip and the last error.
 #include "protocol/messages/describe_mirrors.h"
 
 #include <algorithm>
 
+#include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "mirror/mirror_admin.h"
@@ -14,6 +16,22 @@ namespace mirra::server {
 namespace {
 
 using protocol::DescribeMirrorsResponse;
+
+// §12: bytes and records per second, the fetch round trip, and the time lag: 0 when caught
+// up, else how old the newest mirrored record is (wall clock minus its timestamp), which is how
+// far behind the destination is at least; -1 before anything was mirrored.
+void describe_activity(const mirror::PartitionMirrorStatus& st,
+                       DescribeMirrorsResponse::DescribedPartition& out) {
+  const int64_t now = steady_ms();
+  out.bytes_per_second = st.bytes.per_second(now);
+  out.records_per_second = st.records.per_second(now);
+  out.fetch_latency_ms = st.fetch_latency_ms;
+  if (out.lag == 0) {
+    out.lag_ms = 0;
+  } else if (st.newest_mirrored_timestamp >= 0) {
+    out.lag_ms = std::max<int64_t>(0, mirra::now_ms() - st.newest_mirrored_timestamp);
+  }
+}
 
 void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* runner,
                         const metadata::TopicInfo& t, int32_t index,
@@ -37,6 +55,7 @@ void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* r
       if (st.source_high_watermark >= 0 && out.destination_log_end_offset >= 0) {
         out.lag = std::max<int64_t>(0, st.source_high_watermark - out.destination_log_end_offset);
       }
+      describe_activity(st, out);
       out.retry_count = st.retries;
       out.last_error_code = error_number(st.last_error.code());
       if (!st.last_error.ok()) out.last_error = st.last_error.message();
