@@ -4,7 +4,9 @@
 // The CRC is checked but not required, so the fuzzer reaches record parsing without having to
 // forge checksums; when the input's last byte is odd, each batch's CRC is also corrected first,
 // so that validate() gets past the checksum to its count and codec checks. Properties asserted (abort on violation):
-//   - rewrite_producer_id changes only bytes 17..20 and 43..50 and leaves a valid CRC;
+//   - rewrite_producer_id changes only bytes 17..20 and 43..50, and the patched CRC matches the
+//     batch after exactly when the stored one matched it before (a corrupt batch is never
+//     re-blessed);
 //   - a batch that iterates cleanly rebuilds, through BatchBuilder, into records that compare
 //     equal field by field.
 #include <cstdint>
@@ -31,11 +33,12 @@ void check(bool ok) {
 void check_rewrite(const mr::BatchView& batch) {
   std::vector<uint8_t> copy(batch.bytes().begin(), batch.bytes().end());
   const bool valid_before = batch.validate().ok();
+  const bool crc_matched = batch.crc() == batch.compute_crc();
   if (!mr::rewrite_producer_id(copy)) return;
   auto after = mr::BatchView::parse(copy);
   check(after.ok());
   check(!valid_before || after->validate().ok());
-  check(after->crc() == after->compute_crc());
+  check((after->crc() == after->compute_crc()) == crc_matched);
   for (size_t i = 0; i < copy.size(); ++i) {
     const bool may_differ = (i >= 17 && i <= 20) || (i >= 43 && i <= 50);
     check(may_differ || copy[i] == batch.bytes()[i]);
