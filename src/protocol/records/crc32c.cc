@@ -51,31 +51,16 @@ constexpr Gf2Matrix gf2_square(const Gf2Matrix& m) {
   return sq;
 }
 
-// The operator that feeds `bytes` zero bytes through the (reflected) CRC register.
-constexpr Gf2Matrix zeros_operator(size_t bytes) {
-  Gf2Matrix one_bit{};  // one zero bit: shift right, fold the polynomial in when bit 0 was set
-  one_bit[0] = kPoly;
-  for (size_t i = 1; i < 32; ++i) one_bit[i] = uint32_t{1} << (i - 1);
-  Gf2Matrix op = gf2_square(gf2_square(gf2_square(one_bit)));  // 8 bits = one byte
-  Gf2Matrix result{};
-  for (size_t i = 0; i < 32; ++i) result[i] = uint32_t{1} << i;  // identity
-  for (; bytes != 0; bytes >>= 1, op = gf2_square(op)) {
-    if (bytes & 1) {
-      Gf2Matrix next{};
-      for (size_t i = 0; i < 32; ++i) next[i] = gf2_times(op, result[i]);
-      result = next;
-    }
-  }
-  return result;
-}
-
 // kZeroPowers[k] feeds 2^k zero bytes through the register: any count of zero bytes is a
 // product of at most one of each (crc32c_patch).
 constexpr size_t kZeroPowerCount = 48;
 using ZeroPowers = std::array<Gf2Matrix, kZeroPowerCount>;
 constexpr ZeroPowers make_zero_powers() {
+  Gf2Matrix one_bit{};  // one zero bit: shift right, fold the polynomial in when bit 0 was set
+  one_bit[0] = kPoly;
+  for (size_t i = 1; i < 32; ++i) one_bit[i] = uint32_t{1} << (i - 1);
   ZeroPowers powers{};
-  powers[0] = zeros_operator(1);
+  powers[0] = gf2_square(gf2_square(gf2_square(one_bit)));  // 8 bits = one byte
   for (size_t k = 1; k < kZeroPowerCount; ++k) powers[k] = gf2_square(powers[k - 1]);
   return powers;
 }
@@ -133,21 +118,23 @@ namespace {
 // through |B| zero bytes) xor (CRC of B from a zero register). "Carry through n zero bytes" is a
 // linear map on 32 bits, precomputed below as four byte-indexed tables per block size.
 
-constexpr size_t kLongBlock = 8192;
-constexpr size_t kShortBlock = 256;
+constexpr size_t kLongBlockLog2 = 13;
+constexpr size_t kShortBlockLog2 = 8;
+constexpr size_t kLongBlock = size_t{1} << kLongBlockLog2;    // 8192
+constexpr size_t kShortBlock = size_t{1} << kShortBlockLog2;  // 256
 
 using ShiftTables = std::array<std::array<uint32_t, 256>, 4>;
 
-constexpr ShiftTables make_shift_tables(size_t bytes) {
-  const Gf2Matrix op = zeros_operator(bytes);
+// `op` feeds a block's worth of zero bytes through the register (kZeroPowers).
+constexpr ShiftTables make_shift_tables(const Gf2Matrix& op) {
   ShiftTables t{};
   for (uint32_t b = 0; b < 256; ++b)
     for (size_t k = 0; k < 4; ++k) t[k][b] = gf2_times(op, b << (8 * k));
   return t;
 }
 
-constexpr ShiftTables kShiftLong = make_shift_tables(kLongBlock);
-constexpr ShiftTables kShiftShort = make_shift_tables(kShortBlock);
+constexpr ShiftTables kShiftLong = make_shift_tables(kZeroPowers[kLongBlockLog2]);
+constexpr ShiftTables kShiftShort = make_shift_tables(kZeroPowers[kShortBlockLog2]);
 
 inline uint32_t shift(const ShiftTables& t, uint32_t crc) {
   return t[0][crc & 0xff] ^ t[1][(crc >> 8) & 0xff] ^ t[2][(crc >> 16) & 0xff] ^ t[3][crc >> 24];
