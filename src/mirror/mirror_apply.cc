@@ -65,23 +65,24 @@ MirrorStateValue next_state(const MirrorStateValue& v, MirrorState state) {
 
 asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
                                           int64_t asked_offset) {
-  auto handle = ctx_.partitions.find(f.tp.topic, f.tp.partition);
-  if (handle == nullptr) co_return false;  // removed meanwhile
+  MIRRA_ASSERT_OWNER(owner_);
+  const std::optional<SinkLog> log = ctx_.sink.log(f.tp);
+  if (!log) co_return false;  // removed meanwhile
   // Paused or failed over while the fetch was out: nothing may land now (§5 step 2).
-  if (!fetching({handle->topic_id, f.tp.partition})) co_return false;
+  if (!fetching({log->topic_id, f.tp.partition})) co_return false;
   // A pipelined request asked where the previous answer ended; that answer did not land whole
   // (an error, a truncation, a moved log start), so this one belongs nowhere. append_mirrored
   // would take it, as gaps are legal mirrored offsets; dropped, it is asked again at the log end.
-  if (asked_offset != handle->offsets.log_end) co_return false;
+  if (asked_offset != log->log_end) co_return false;
   Status s = f.status;
   if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
-    s = co_await realign(handle, f.tp);
+    s = co_await realign(*log, f.tp);
     if (s.ok()) {
       co_await succeeded(f.tp);
       co_return false;  // the log moved: asked again where it now ends
     }
   } else if (s.ok()) {
-    s = co_await copy(handle, f);
+    s = co_await copy(*log, f);
   }
   if (s.ok()) {
     co_await succeeded(f.tp);
@@ -91,52 +92,44 @@ asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
   co_return s.ok();
 }
 
-asio::awaitable<Status> MirrorRunner::copy(const std::shared_ptr<cluster::Partition>& p,
-                                           const client::FetchedPartition& f) {
+asio::awaitable<Status> MirrorRunner::copy(const SinkLog& log, const client::FetchedPartition& f) {
   PartitionMirrorStatus& st = status_[f.tp];
   st.source_high_watermark = f.high_watermark;
   st.source_log_start = f.log_start_offset;
-  if (Status s = co_await append(p, f); !s.ok()) co_return s;
-  co_return co_await follow_log_start(p, f.log_start_offset);
+  if (Status s = co_await append(log, f); !s.ok()) co_return s;
+  co_return co_await follow_log_start(f.tp, f.log_start_offset);
 }
 
-asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Partition>& p,
+asio::awaitable<Status> MirrorRunner::append(const SinkLog& log,
                                              const client::FetchedPartition& f) {
   if (f.records.empty()) co_return Status::OK();
   auto batches = rewrite_in_place(f.writable_records());
   if (!batches.ok()) co_return batches.status();
   if (batches->bytes.empty()) co_return Status::OK();
   if (failpoints_active()) {  // tests: a storage error of this partition's appends
-    Status injected = failpoint(fmt::format("mirror.append.{}-{}", p->topic, p->index));
+    Status injected = failpoint(fmt::format("mirror.append.{}-{}", f.tp.topic, f.tp.partition));
     if (!injected.ok()) co_return injected;
   }
   // We fetched at our log end, which is a batch boundary once we hold a batch (an empty log
   // may start inside a source batch, after DeleteRecords there). A source batch that starts
   // below it means the source's log no longer matches ours from there (it lost its tail and
   // wrote anew): what we hold from that offset on is not the source's any more.
-  const bool holds_batches = p->offsets.log_end > p->offsets.log_start;
-  if (holds_batches && batches->first_offset < p->offsets.log_end &&
-      batches->first_offset >= p->offsets.log_start) {
+  const bool holds_batches = log.log_end > log.log_start;
+  if (holds_batches && batches->first_offset < log.log_end &&
+      batches->first_offset >= log.log_start) {
     const int64_t from = batches->first_offset;
-    MIRRA_LOG_WARN("mirror {}: {}-{}: the source's batch at {} starts below this log's end {}; "
+    MIRRA_LOG_WARN("mirror {}: {}: the source's batch at {} starts below this log's end {}; "
                    "the source's log changed there: discarding {} offset(s) from {}", name_,
-                   p->topic, p->index, from, p->offsets.log_end, p->offsets.log_end - from,
-                   from);
-    Status cut = co_await ctx_.partitions.run(
-        p, [from](storage::PartitionLog& log) { return log.truncate_to(from); });
-    if (!cut.ok()) co_return cut;
+                   client::to_string(f.tp), from, log.log_end, log.log_end - from, from);
+    if (Status cut = co_await ctx_.sink.truncate_to(f.tp, from); !cut.ok()) co_return cut;
   }
   // The epoch first: a consumer that sees the batches must find the partition's epoch at or
   // above theirs (KIP-320 validation on the destination).
-  if (Status s = co_await raise_leader_epoch(p, batches->max_leader_epoch); !s.ok()) co_return s;
-  // The job keeps the response buffer alive on the shard. Named, not a temporary inside
-  // co_await: g++ 12 destroys such temporaries twice, and this one owns a shared_ptr.
-  auto job = [buffer = f.buffer, bytes = batches->bytes](storage::PartitionLog& log) {
-    return log.append_mirrored(bytes, now_ms());
-  };
-  auto appended = co_await ctx_.partitions.run(p, job);
-  if (!appended.ok()) co_return appended.status();
-  p->wake_waiters();  // long-polling consumers of the destination see the new data
+  if (Status s = co_await raise_leader_epoch(f.tp, batches->max_leader_epoch); !s.ok()) {
+    co_return s;
+  }
+  // The sink keeps the response buffer alive until the append is done.
+  if (Status s = co_await ctx_.sink.append(f.tp, batches->bytes, f.buffer); !s.ok()) co_return s;
   PartitionMirrorStatus& st = status_[f.tp];
   const int64_t now = steady_ms();
   st.bytes.add(static_cast<int64_t>(batches->bytes.size()), now);
@@ -145,28 +138,26 @@ asio::awaitable<Status> MirrorRunner::append(const std::shared_ptr<cluster::Part
   co_return Status::OK();
 }
 
-asio::awaitable<Status> MirrorRunner::raise_leader_epoch(const std::shared_ptr<cluster::Partition>& p,
+asio::awaitable<Status> MirrorRunner::raise_leader_epoch(const client::TopicPartition& tp,
                                                          int32_t mirrored_epoch) {
-  if (mirrored_epoch <= p->leader_epoch) co_return Status::OK();
-  MIRRA_LOG_INFO("mirror {}: {}-{}: leader epoch raised from {} to the mirrored {}", name_,
-                 p->topic, p->index, p->leader_epoch, mirrored_epoch);
-  co_return co_await ctx_.topics.raise_leader_epoch(p->topic, p->index, mirrored_epoch);
+  const std::optional<SinkLog> log = ctx_.sink.log(tp);
+  if (!log || mirrored_epoch <= log->leader_epoch) co_return Status::OK();
+  MIRRA_LOG_INFO("mirror {}: {}: leader epoch raised from {} to the mirrored {}", name_,
+                 client::to_string(tp), log->leader_epoch, mirrored_epoch);
+  co_return co_await ctx_.sink.raise_leader_epoch(tp, mirrored_epoch);
 }
 
-asio::awaitable<Status> MirrorRunner::follow_log_start(const std::shared_ptr<cluster::Partition>& p,
+asio::awaitable<Status> MirrorRunner::follow_log_start(const client::TopicPartition& tp,
                                                        int64_t source_log_start) {
-  if (source_log_start <= p->offsets.log_start) co_return Status::OK();
-  if (source_log_start > p->offsets.log_end) {
-    co_return co_await ctx_.partitions.run(p, [source_log_start](storage::PartitionLog& log) {
-      return log.truncate_fully_and_start_at(source_log_start);
-    });
+  const std::optional<SinkLog> log = ctx_.sink.log(tp);  // after the append
+  if (!log || source_log_start <= log->log_start) co_return Status::OK();
+  if (source_log_start > log->log_end) {
+    co_return co_await ctx_.sink.restart_at(tp, source_log_start);
   }
-  co_return co_await ctx_.partitions.run(p, [source_log_start](storage::PartitionLog& log) {
-    return log.advance_log_start(source_log_start);
-  });
+  co_return co_await ctx_.sink.advance_log_start(tp, source_log_start);
 }
 
-asio::awaitable<Status> MirrorRunner::realign(const std::shared_ptr<cluster::Partition>& p,
+asio::awaitable<Status> MirrorRunner::realign(const SinkLog& log,
                                               const client::TopicPartition& tp) {
   // Named, not a braced list inside co_await: g++ 12 miscompiles those.
   std::vector<client::OffsetQuery> query{{tp, client::kEarliestTimestamp},
@@ -178,35 +169,30 @@ asio::awaitable<Status> MirrorRunner::realign(const std::shared_ptr<cluster::Par
   }
   const int64_t start = range->at(0).offset;
   const int64_t end = range->at(1).offset;
-  const int64_t here = p->offsets.log_end;
+  const int64_t here = log.log_end;
   if (here > end) {
     // The source lost its tail (an unclean restart of a source without replicas): what it no
     // longer has cannot stay here either, or the offsets would differ from now on.
     MIRRA_LOG_WARN("mirror {}: {}: the source ends at {}, below this log's end {}; discarding "
                    "{} offset(s) above it", name_, client::to_string(tp), end, here, here - end);
-    co_return co_await ctx_.partitions.run(p, [end](storage::PartitionLog& log) {
-      return log.truncate_to(end);
-    });
+    co_return co_await ctx_.sink.truncate_to(tp, end);
   }
   if (here < start) {
     MIRRA_LOG_INFO("mirror {}: {}: offset {} is below the source's log start; restarting at "
                    "{}", name_, client::to_string(tp), here, start);
-    co_return co_await ctx_.partitions.run(p, [start](storage::PartitionLog& log) {
-      return log.truncate_fully_and_start_at(start);
-    });
+    co_return co_await ctx_.sink.restart_at(tp, start);
   }
   co_return Status::OK();  // in range again (the source moved meanwhile): fetch once more
 }
 
 asio::awaitable<void> MirrorRunner::succeeded(const client::TopicPartition& tp) {
   PartitionMirrorStatus& st = status_[tp];
-  st.retries = 0;
+  st.pipeline.succeeded();
   st.last_error = Status::OK();
-  st.not_before = {};
-  const metadata::TopicInfo* t = ctx_.store.image().topic(tp.topic);
-  if (t == nullptr) co_return;
-  const MirrorStateKey key{t->id, tp.partition};
-  const MirrorStateValue* v = ctx_.states.get(key);
+  const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
+  if (!id) co_return;
+  const MirrorStateKey key{*id, tp.partition};
+  const MirrorStateValue* v = ctx_.sink.state(key);
   if (v == nullptr) co_return;
   const auto state = static_cast<MirrorState>(v->state);
   if (state != MirrorState::preparing && state != MirrorState::failed) co_return;
@@ -218,7 +204,7 @@ asio::awaitable<void> MirrorRunner::succeeded(const client::TopicPartition& tp) 
     MIRRA_LOG_INFO("mirror {}: {} recovered after {} failed attempt(s)", name_,
                    client::to_string(tp), v->retries);
   }
-  Status s = co_await ctx_.states.put(key, std::move(next), v->state_epoch);
+  Status s = co_await ctx_.sink.put_state(key, std::move(next), v->state_epoch);
   // A failover or pause that began meanwhile wins; anything else is retried on the next good
   // fetch.
   if (!s.ok() && s.code() != ErrorCode::INVALID_MIRROR_STATE) {
@@ -234,8 +220,7 @@ asio::awaitable<void> MirrorRunner::failed(const client::TopicPartition& tp, con
   }
   st.last_error = s;
   if (classify_failure(s.code()) == FailureKind::transient) {
-    ++st.retries;
-    st.not_before = std::chrono::steady_clock::now() + transient_backoff(st.retries);
+    st.pipeline.transient_failure(now());
     co_return;
   }
   co_await mark_failed(tp, s);
@@ -243,10 +228,10 @@ asio::awaitable<void> MirrorRunner::failed(const client::TopicPartition& tp, con
 
 asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp,
                                                 const Status& s) {
-  const metadata::TopicInfo* t = ctx_.store.image().topic(tp.topic);
-  if (t == nullptr) co_return;
-  const MirrorStateKey key{t->id, tp.partition};
-  const MirrorStateValue* v = ctx_.states.get(key);
+  const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
+  if (!id) co_return;
+  const MirrorStateKey key{*id, tp.partition};
+  const MirrorStateValue* v = ctx_.sink.state(key);
   MirrorStateValue first;
   first.mirror = name_;
   MirrorStateValue next = next_state(v ? *v : first, MirrorState::failed);
@@ -254,54 +239,49 @@ asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp
   next.retries = was_failed ? v->retries + 1 : 1;
   next.last_error_code = error_number(s.code());
   next.last_error = s.message();
-  Status written = co_await ctx_.states.put(key, next, ctx_.states.epoch_of(key));
+  Status written = co_await ctx_.sink.put_state(key, next, ctx_.sink.state_epoch(key));
   if (!written.ok()) {
     MIRRA_LOG_WARN("mirror {}: cannot record {} as FAILED: {}", name_, client::to_string(tp),
                    written.to_string());
   }
   PartitionMirrorStatus& st = status_[tp];
-  st.retries = 0;  // the durable count is the one that matters now
   if (!retried_automatically(ctx_.broker, s.code(), next.retries)) {
+    st.pipeline.backoff_until(SteadyTime{});  // not fetched anyway: it waits for the operator
     MIRRA_LOG_ERROR("mirror {}: {} is FAILED ({}) and waits for the operator: mirra mirror "
                     "--resume --mirror {} --topic {}", name_, client::to_string(tp),
                     s.message(), name_, tp.topic);
     co_return;
   }
-  const auto wait = failed_retry_backoff(
-      ctx_.broker, next.retries, std::uniform_real_distribution<double>(0, 1)(random_));
-  st.not_before = std::chrono::steady_clock::now() + wait;
+  const auto wait = failed_retry_backoff(ctx_.broker, next.retries, ctx_.random01());
+  st.pipeline.backoff_until(now() + wait);
   MIRRA_LOG_WARN("mirror {}: {} is FAILED (attempt {} of {}); retrying in {} ms", name_,
                  client::to_string(tp), next.retries, ctx_.broker.failed_retry_max_attempts,
                  wait.count());
 }
 
 asio::awaitable<void> MirrorRunner::check_source_topics() {
-  std::vector<metadata::TopicInfo> topics;  // copies: the image may change while we ask
+  std::vector<SinkTopic> topics = ctx_.sink.topics(name_);  // copies: they may change meanwhile
   std::vector<std::string> names;
-  for (const metadata::TopicInfo* t : mirror_topics(ctx_.store.image(), name_)) {
-    topics.push_back(*t);
-    names.push_back(t->name);
-  }
+  for (const SinkTopic& t : topics) names.push_back(t.name);
   if (names.empty()) co_return;
   auto md = co_await admin_->metadata(names);
   if (!md.ok()) co_return;  // unreachable: the fetches report that
-  for (const metadata::TopicInfo& topic : topics) {
-    const metadata::TopicInfo* t = &topic;
-    const client::TopicInfo* source = md->topic(t->name);
+  for (const SinkTopic& t : topics) {
+    const client::TopicInfo* source = md->topic(t.name);
     Status gone;
     if (source == nullptr || source->error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
       gone = Status(ErrorCode::UNKNOWN_TOPIC_ID,
-                    fmt::format("the source topic {} was deleted", t->name));
-    } else if (!source->id.is_zero() && source->id != t->id) {
+                    fmt::format("the source topic {} was deleted", t.name));
+    } else if (!source->id.is_zero() && source->id != t.id) {
       gone = Status(ErrorCode::INCONSISTENT_TOPIC_ID,
                     fmt::format("the source topic {} was recreated (its id is now {}; this "
-                                "mirror copies {})", t->name, source->id.to_string(),
-                                t->id.to_string()));
+                                "mirror copies {})", t.name, source->id.to_string(),
+                                t.id.to_string()));
     }
     if (gone.ok()) continue;
-    for (const metadata::PartitionInfo& p : t->partitions) {
-      const client::TopicPartition tp{t->name, p.partition};  // named: see MirrorRunner::append
-      if (fetching({t->id, p.partition})) co_await mark_failed(tp, gone);
+    for (int32_t partition : t.partitions) {
+      const client::TopicPartition tp{t.name, partition};  // named: see MirrorRunner::append
+      if (fetching({t.id, partition})) co_await mark_failed(tp, gone);
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <regex>
 
 #include <fmt/format.h>
@@ -48,6 +49,11 @@ Check at_least(int64_t min) {
       return invalid(key, value, "not an integer");
     }
     if (v < min) return invalid(key, value, fmt::format("must be at least {}", min));
+    // Kafka's INT configs: a 32-bit value (the fetch fields that carry them are int32).
+    if (v > std::numeric_limits<int32_t>::max()) {
+      return invalid(key, value, fmt::format("must be at most {}",
+                                             std::numeric_limits<int32_t>::max()));
+    }
     return Status::OK();
   };
 }

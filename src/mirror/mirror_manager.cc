@@ -221,7 +221,7 @@ void MirrorManager::sync() {
   }
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name) || restarting_.count(name)) continue;
-    const MirrorRunnerContext ctx{core_, store_, partitions_, topics_, states_, config_, node_id_};
+    const MirrorRunnerContext ctx{core_, sink_, config_, node_id_, {}, {}};
     auto runner = MirrorRunner::create(ctx, name, m.configs);
     if (!runner.ok()) {
       MIRRA_LOG_ERROR("mirror {}: cannot start: {}", name, runner.status().to_string());
@@ -271,8 +271,8 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
   auto cluster = co_await runner->source().describe_cluster();
   if (!cluster.ok()) co_return cluster.status();
   const std::string cluster_id = cluster->cluster_id;
-  const std::string include = runner->config("mirror.topics.include");
-  const std::string exclude = runner->config("mirror.topics.exclude");
+  const std::string include = runner->settings().topics_include;
+  const std::string exclude = runner->settings().topics_exclude;
   std::vector<AddedTopic> out;
   for (const std::string& name : names) {
     const client::TopicInfo* t = md->topic(name);
@@ -319,7 +319,7 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   if (!described.ok()) co_return described.status();
   if (described->empty()) co_return std::map<std::string, std::string>{};
   if (!described->front().status.ok()) co_return described->front().status;
-  const std::string excluded = runner.config("mirror.topic.properties.exclude");
+  const std::string excluded = runner.settings().topic_properties_exclude;
   std::map<std::string, std::string> out;
   for (const client::ConfigEntry& e : described->front().entries) {
     if (e.source != client::ConfigSource::dynamic_topic || !e.value || e.sensitive) continue;

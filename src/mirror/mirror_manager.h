@@ -18,6 +18,7 @@
 #include "cluster/topic_admin.h"
 #include "cluster/internal_topic.h"
 #include "mirror/mirror_runner.h"
+#include "mirror/mirror_sink.h"
 #include "mirror/mirror_state_store.h"
 
 namespace mirra::mirror {
@@ -66,7 +67,8 @@ class MirrorManager {
         node_id_(node_id),
         config_(config),
         state_topic_(store, partitions, topics, state_topic_spec(config.state_topic_partitions)),
-        states_(state_topic_) {}
+        states_(state_topic_),
+        sink_(store, partitions, topics, states_) {}
 
   // Loads the partition states, finishes failovers a crash interrupted (STOPPING), and runs
   // the mirrors from now on. Only a broker that serves clients starts: in-process brokers
@@ -159,6 +161,7 @@ class MirrorManager {
   const MirrorBrokerConfig config_;
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
+  ClusterMirrorSink sink_;  // the runners' destination
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;

@@ -23,19 +23,12 @@ constexpr const char* kMirraLogComponent = "mirror";
 // leaders that moved, partitions whose backoff ended.
 constexpr std::chrono::milliseconds kIdleWait{1000};
 
-int32_t int_config(const MirrorRunner& r, const std::string& key) {
-  return static_cast<int32_t>(std::stoll(r.config(key)));  // checked by CreateMirror
-}
+// How long the runner's admin calls and its fetches retry a moved leader or a lost connection.
+constexpr std::chrono::milliseconds kAdminRetryTimeout{5000};
+constexpr std::chrono::milliseconds kFetchRetryTimeout{1000};
 
-Result<std::unique_ptr<client::Client>> source_client(const MirrorRunner& r,
-                                                      asio::any_io_executor core,
-                                                      std::string client_id,
-                                                      std::chrono::milliseconds retry_timeout) {
-  client::ClientOptions o;
-  o.bootstrap_servers = r.config("bootstrap.servers");
-  o.client_id = std::move(client_id);
-  o.retry_timeout = retry_timeout;
-  return client::Client::create(core, o);
+std::string admin_client_id(const std::string& mirror, int32_t node_id) {
+  return fmt::format("mirra-mirror-{}-b{}-admin", mirror, node_id);
 }
 
 }  // namespace
@@ -43,44 +36,78 @@ Result<std::unique_ptr<client::Client>> source_client(const MirrorRunner& r,
 Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerContext& ctx,
                                                            std::string name,
                                                            MirrorConfigs configs) {
-  std::shared_ptr<MirrorRunner> r(new MirrorRunner(ctx, std::move(name), std::move(configs)));
-  auto admin = source_client(*r, ctx.core, fmt::format("mirra-mirror-{}-b{}-admin", r->name_,
-                                                       ctx.node_id),
-                             std::chrono::milliseconds(5000));
+  auto settings = parse_mirror_settings(configs);
+  if (!settings.ok()) return settings.status();
+  auto source = std::make_unique<ClientMirrorSource>(ctx.core, settings->bootstrap_servers);
+  auto admin = source->admin_client(admin_client_id(name, ctx.node_id));
   if (!admin.ok()) return admin.status();
-  r->admin_ = std::move(admin.value());
-  // MIRRORING.md §10: a client id per fetcher, which the source's quotas can throttle. A short
-  // retry timeout: the loops retry on their own, and one partition's retries inside a fetch
-  // hold up the answer for the others.
-  for (int32_t f = 0; f < std::max(1, ctx.broker.num_fetchers); ++f) {
-    auto c = source_client(*r, ctx.core,
-                           fmt::format("mirra-mirror-{}-b{}-f{}", r->name_, ctx.node_id, f),
-                           std::chrono::milliseconds(1000));
-    if (!c.ok()) return c.status();
-    r->fetchers_.push_back(
-        {std::move(c.value()), std::make_unique<client::FetchSessions>(), {}});
-    r->idle_.push_back(std::make_unique<asio::steady_timer>(ctx.core));
+  return assemble(ctx, std::move(name), std::move(configs), std::move(settings.value()),
+                  std::move(source), std::move(admin.value()));
+}
+
+Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerContext& ctx,
+                                                           std::string name,
+                                                           MirrorConfigs configs,
+                                                           std::unique_ptr<MirrorSource> source) {
+  auto settings = parse_mirror_settings(configs);
+  if (!settings.ok()) return settings.status();
+  return assemble(ctx, std::move(name), std::move(configs), std::move(settings.value()),
+                  std::move(source), nullptr);
+}
+
+Result<std::shared_ptr<MirrorRunner>> MirrorRunner::assemble(
+    const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs,
+    MirrorSettings settings, std::unique_ptr<MirrorSource> source,
+    std::unique_ptr<client::Client> admin_client) {
+  std::shared_ptr<MirrorRunner> r(new MirrorRunner(ctx, std::move(name), std::move(configs),
+                                                   std::move(settings), std::move(source)));
+  if (admin_client != nullptr) {
+    // The runner's own admin calls share the manager's client, as one connection.
+    r->admin_client_ = std::move(admin_client);
+    r->admin_ = ClientMirrorSource::borrow(*r->admin_client_);
+  } else {
+    auto admin = r->source_->connect(admin_client_id(r->name_, ctx.node_id), kAdminRetryTimeout);
+    if (!admin.ok()) return admin.status();
+    r->admin_ = std::move(admin.value());
   }
+  if (Status s = r->connect(); !s.ok()) return s;
   return r;
 }
 
+// docs/mirroring-design.md §10: a client id per fetcher, which the source's quotas can
+// throttle. A short retry timeout: the loops retry on their own, and one partition's retries
+// inside a fetch hold up the answer for the others.
+Status MirrorRunner::connect() {
+  for (int32_t f = 0; f < std::max(1, ctx_.broker.num_fetchers); ++f) {
+    auto c = source_->connect(fmt::format("mirra-mirror-{}-b{}-f{}", name_, ctx_.node_id, f),
+                              kFetchRetryTimeout);
+    if (!c.ok()) return c.status();
+    fetchers_.push_back({std::move(c.value()), {}});
+    idle_.push_back(std::make_unique<asio::steady_timer>(ctx_.core));
+  }
+  return Status::OK();
+}
+
 MirrorRunner::MirrorRunner(const MirrorRunnerContext& ctx, std::string name,
-                           MirrorConfigs configs)
+                           MirrorConfigs configs, MirrorSettings settings,
+                           std::unique_ptr<MirrorSource> source)
     : ctx_(ctx),
       name_(std::move(name)),
       configs_(std::move(configs)),
+      settings_(std::move(settings)),
+      source_(std::move(source)),
       exited_(ctx.core, asio::steady_timer::time_point::max()),
-      random_(std::random_device{}()) {}
-
-std::string MirrorRunner::config(const std::string& key) const {
-  auto it = configs_.find(key);
-  if (it != configs_.end()) return it->second;
-  return mirror_config_defaults().at(key);
+      random_(std::random_device{}()) {
+  if (!ctx_.now) ctx_.now = [] { return std::chrono::steady_clock::now(); };
+  if (!ctx_.random01) {
+    ctx_.random01 = [this] { return std::uniform_real_distribution<double>(0, 1)(random_); };
+  }
 }
 
 void MirrorRunner::start() {
+  MIRRA_ASSERT_OWNER(owner_);
   MIRRA_LOG_INFO("mirror {}: fetching from {} with {} fetcher(s)", name_,
-                 config("bootstrap.servers"), fetchers_.size());
+                 settings_.bootstrap_servers, fetchers_.size());
   for (size_t f = 0; f < fetchers_.size(); ++f) {
     ++live_loops_;
     asio::co_spawn(ctx_.core, [self = shared_from_this(), f]() { return self->supervise(f); },
@@ -89,10 +116,12 @@ void MirrorRunner::start() {
 }
 
 void MirrorRunner::stop() {
+  MIRRA_ASSERT_OWNER(owner_);
   stopping_ = true;
   for (auto& timer : idle_) timer->cancel();
   admin_->close();
-  for (Fetcher& f : fetchers_) f.client->close();
+  if (admin_client_ != nullptr) admin_client_->close();
+  for (Fetcher& f : fetchers_) f.connection->close();
 }
 
 asio::awaitable<void> MirrorRunner::stopped() {
@@ -102,6 +131,7 @@ asio::awaitable<void> MirrorRunner::stopped() {
 }
 
 void MirrorRunner::loop_ended() {
+  MIRRA_ASSERT(live_loops_ > 0, "mirror {}: a loop ended that never started", name_);
   if (--live_loops_ == 0 && stopping_) exited_.cancel();
 }
 
@@ -110,10 +140,10 @@ void MirrorRunner::wake() {
 }
 
 void MirrorRunner::reset(const client::TopicPartition& tp) {
+  MIRRA_ASSERT_OWNER(owner_);
   PartitionMirrorStatus& st = status_[tp];
-  st.retries = 0;
+  st.pipeline.succeeded();
   st.last_error = Status::OK();
-  st.not_before = {};
   wake();
 }
 
@@ -123,7 +153,8 @@ asio::awaitable<void> MirrorRunner::wait(asio::steady_timer& timer, SteadyTime u
     timer.expires_at(SteadyTime::max());
     co_return;
   }
-  timer.expires_at(until);
+  // `until` is on the context's clock; the timer runs on the steady clock.
+  timer.expires_after(std::max(until - now(), SteadyTime::duration::zero()));
   asio::error_code ec;
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
   timer.expires_at(SteadyTime::max());
@@ -135,7 +166,7 @@ size_t MirrorRunner::fetcher_of(const client::TopicPartition& tp) const {
 }
 
 bool MirrorRunner::fetching(const MirrorStateKey& key) const {
-  const MirrorStateValue* v = ctx_.states.get(key);
+  const MirrorStateValue* v = ctx_.sink.state(key);
   if (v == nullptr) return true;  // added before its first state was written
   switch (static_cast<MirrorState>(v->state)) {
     case MirrorState::preparing:
@@ -152,23 +183,19 @@ bool MirrorRunner::fetching(const MirrorStateKey& key) const {
 std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_positions(
     size_t fetcher) {
   std::map<int32_t, std::vector<client::FetchPosition>> out;
-  const SteadyTime now = std::chrono::steady_clock::now();
-  const client::ClusterMetadata& md = fetchers_[fetcher].client->cached_metadata();
-  const int32_t max_bytes = int_config(*this, "mirror.fetch.max.bytes");
-  for (const metadata::TopicInfo* t : mirror_topics(ctx_.store.image(), name_)) {
-    const client::TopicInfo* source = md.topic(t->name);
-    for (const metadata::PartitionInfo& p : t->partitions) {
-      const client::TopicPartition tp{t->name, p.partition};
+  const SteadyTime at = now();
+  const client::ClusterMetadata& md = fetchers_[fetcher].connection->cached_metadata();
+  for (const SinkTopic& t : ctx_.sink.topics(name_)) {
+    const client::TopicInfo* source = md.topic(t.name);
+    for (int32_t partition : t.partitions) {
+      client::TopicPartition tp{t.name, partition};
       if (fetcher_of(tp) != fetcher) continue;
-      auto handle = ctx_.partitions.find(t->name, p.partition);
-      if (handle == nullptr || !handle->online() || !fetching({t->id, p.partition})) continue;
-      const PartitionMirrorStatus& st = status_[tp];
-      if (st.requested || st.not_before > now) continue;
-      // Waits for its pending answers: the latest failed, or the pipeline broke.
-      if (st.answers_pending > 0 && st.next_offset < 0) continue;
-      const int64_t offset = st.answers_pending > 0 ? st.next_offset : handle->offsets.log_end;
-      const client::PartitionInfo* sp = source ? source->partition(p.partition) : nullptr;
-      out[sp ? sp->leader : -1].push_back({tp, offset, max_bytes});
+      const std::optional<SinkLog> log = ctx_.sink.log(tp);
+      if (!log || !log->online || !fetching({t.id, partition})) continue;
+      const std::optional<int64_t> offset = status_[tp].pipeline.fetch_offset(log->log_end, at);
+      if (!offset) continue;
+      const client::PartitionInfo* sp = source ? source->partition(partition) : nullptr;
+      out[sp ? sp->leader : -1].push_back({std::move(tp), *offset, settings_.fetch_max_bytes});
     }
   }
   return out;
@@ -176,14 +203,15 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
 
 SteadyTime MirrorRunner::next_due() const {
   SteadyTime next = SteadyTime::max();
-  const SteadyTime now = std::chrono::steady_clock::now();
+  const SteadyTime at = now();
   for (const auto& [tp, st] : status_) {
-    if (st.not_before > now) next = std::min(next, st.not_before);
+    if (st.pipeline.not_before() > at) next = std::min(next, st.pipeline.not_before());
   }
   return next;
 }
 
 asio::awaitable<void> MirrorRunner::supervise(size_t f) {
+  MIRRA_ASSERT_OWNER(owner_);
   Fetcher& fetcher = fetchers_[f];
   SteadyTime next_topic_check{};
   while (!stopping_) {
@@ -192,7 +220,7 @@ asio::awaitable<void> MirrorRunner::supervise(size_t f) {
       // Leaders not known yet (a new topic) or lost: ask again; still none is a failure.
       std::vector<std::string> topics;
       for (const auto& pos : unknown->second) topics.push_back(pos.tp.topic);
-      auto md = co_await fetcher.client->metadata(std::move(topics));
+      auto md = co_await fetcher.connection->metadata(std::move(topics));
       due = due_positions(f);
       // Named, not a temporary inside co_await (g++ 12).
       const Status why = md.ok() ? Status(ErrorCode::LEADER_NOT_AVAILABLE,
@@ -210,13 +238,12 @@ asio::awaitable<void> MirrorRunner::supervise(size_t f) {
                      },
                      asio::detached);
     }
-    const SteadyTime now = std::chrono::steady_clock::now();
-    if (f == 0 && now >= next_topic_check) {
+    const SteadyTime at = now();
+    if (f == 0 && at >= next_topic_check) {
       co_await check_source_topics();
-      next_topic_check =
-          now + std::chrono::milliseconds(ctx_.broker.metadata_refresh_interval_ms);
+      next_topic_check = at + std::chrono::milliseconds(ctx_.broker.metadata_refresh_interval_ms);
     }
-    co_await wait(*idle_[f], std::min(next_due(), now + kIdleWait));
+    co_await wait(*idle_[f], std::min(next_due(), at + kIdleWait));
   }
   loop_ended();
 }
@@ -247,7 +274,9 @@ asio::awaitable<void> MirrorRunner::fetch_from(size_t f, int32_t broker) {
     fetched = co_await (std::move(next) && std::move(append));
   }
   if (fetched) {  // stopping: nothing more is appended
-    for (const client::FetchedPartition& answer : fetched->answers) answer_done(answer.tp);
+    for (const client::FetchedPartition& answer : fetched->answers) {
+      status_[answer.tp].pipeline.answer_handled(false);
+    }
   }
   fetchers_[f].brokers.erase(broker);
   idle_[f]->expires_at(SteadyTime::min());  // the supervisor looks again
@@ -270,26 +299,26 @@ int64_t end_of_batches(std::span<const uint8_t> records, int64_t asked) {
 
 asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
     size_t f, std::vector<client::FetchPosition> positions) {
-  for (const auto& pos : positions) status_[pos.tp].requested = true;
-  client::FetchOptions options;
-  options.max_wait_ms = int_config(*this, "mirror.fetch.max.wait.ms");
-  options.min_bytes = int_config(*this, "mirror.fetch.min.bytes");
-  options.max_bytes = int_config(*this, "mirror.fetch.response.max.bytes");
-  options.isolation = client::IsolationLevel::read_committed;  // never past the source LSO
-  options.sessions = fetchers_[f].sessions.get();
   std::vector<uint64_t> generations;
-  for (const auto& pos : positions) generations.push_back(status_[pos.tp].generation);
+  for (const auto& pos : positions) generations.push_back(status_[pos.tp].pipeline.request_sent());
+  client::FetchOptions options;
+  options.max_wait_ms = settings_.fetch_max_wait_ms;
+  options.min_bytes = settings_.fetch_min_bytes;
+  options.max_bytes = settings_.fetch_response_max_bytes;
+  options.isolation = client::IsolationLevel::read_committed;  // never past the source LSO
   const int64_t started_ms = steady_ms();
-  auto fetched = co_await fetchers_[f].client->fetch(positions, options);
+  auto fetched = co_await fetchers_[f].connection->fetch(positions, options);
   const int64_t latency_ms = steady_ms() - started_ms;
   Round round{std::move(positions), {}};
-  for (const auto& pos : round.asked) {
-    status_[pos.tp].requested = false;
-    status_[pos.tp].fetch_latency_ms = latency_ms;
+  for (const auto& pos : round.asked) status_[pos.tp].fetch_latency_ms = latency_ms;
+  if (fetched.ok() && fetched->size() != round.asked.size()) {
+    fetched = Status(ErrorCode::UNKNOWN_SERVER_ERROR,
+                     fmt::format("the source answered {} of {} partitions", fetched->size(),
+                                 round.asked.size()));
   }
   if (!fetched.ok()) {
     for (const auto& pos : round.asked) {
-      break_pipeline(pos.tp);
+      status_[pos.tp].pipeline.request_failed();
       co_await failed(pos.tp, fetched.status());
     }
     co_return round;
@@ -297,14 +326,10 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
   round.answers = std::move(fetched.value());
   for (size_t i = 0; i < round.answers.size(); ++i) {
     const client::FetchedPartition& answer = round.answers[i];
-    PartitionMirrorStatus& st = status_[answer.tp];
-    ++st.answers_pending;
-    // An answer to a request from before a break leaves next_offset at -1: the partition
-    // waits until it is handled (dropped) and is then asked at the log end.
-    if (generations[i] == st.generation) {
-      st.next_offset =
-          answer.status.ok() ? end_of_batches(answer.records, round.asked[i].offset) : -1;
-    }
+    MIRRA_ASSERT(answer.tp == round.asked[i].tp, "mirror {}: answers out of order", name_);
+    std::optional<int64_t> end;
+    if (answer.status.ok()) end = end_of_batches(answer.records, round.asked[i].offset);
+    status_[answer.tp].pipeline.answer_received(generations[i], end);
   }
   co_return round;
 }
@@ -322,22 +347,7 @@ asio::awaitable<void> MirrorRunner::apply_round(Round round) {
 asio::awaitable<void> MirrorRunner::apply_answer(const client::FetchedPartition& answer,
                                                  int64_t asked_offset) {
   const bool landed = co_await apply(answer, asked_offset);
-  if (!landed) break_pipeline(answer.tp);
-  answer_done(answer.tp);
-}
-
-void MirrorRunner::break_pipeline(const client::TopicPartition& tp) {
-  PartitionMirrorStatus& st = status_[tp];
-  ++st.generation;
-  st.next_offset = -1;
-}
-
-void MirrorRunner::answer_done(const client::TopicPartition& tp) {
-  PartitionMirrorStatus& st = status_[tp];
-  if (--st.answers_pending <= 0) {
-    st.answers_pending = 0;
-    st.next_offset = -1;  // the next request asks at the log end
-  }
+  status_[answer.tp].pipeline.answer_handled(landed);
 }
 
 }  // namespace mirra::mirror

@@ -10,11 +10,16 @@
 // it FAILED (durable), retried with exponential backoff and jitter; a permanent one waits for
 // the operator. One partition's failure never stops another.
 //
-// Threading: the core thread. The clients and loops run on the core executor; appends go to
-// the partitions' shards through PartitionManager::run().
+// The source and the destination are behind small interfaces (mirror_source.h, mirror_sink.h),
+// so the whole data path runs against fakes in tests/mirror/mirror_runner_test.cc; each
+// partition's pipeline and backoff is a PartitionPipeline (partition_pipeline.h).
+//
+// Threading: the core thread (checked: MIRRA_ASSERT_OWNER). The connections and loops run on
+// the core executor; the real sink's appends go to the partitions' shards.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -23,70 +28,68 @@
 #include <vector>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "base/status.h"
 #include "client/client.h"
-#include "client/fetch_sessions.h"
-#include "cluster/metadata_store.h"
-#include "cluster/partition_manager.h"
-#include "cluster/topic_admin.h"
+#include "client/types.h"
 #include "mirror/mirror_config.h"
-#include "mirror/mirror_state_store.h"
+#include "mirror/mirror_settings.h"
+#include "mirror/mirror_sink.h"
+#include "mirror/mirror_source.h"
+#include "mirror/partition_pipeline.h"
 #include "mirror/rate_meter.h"
 
 namespace mirra::mirror {
 
-using SteadyTime = std::chrono::steady_clock::time_point;
-
-// What describe shows of one partition besides its durable state, and when it may be fetched
-// next (core thread).
+// What describe shows of one partition besides its durable state (core thread).
 struct PartitionMirrorStatus {
   int64_t source_log_start = -1;
   int64_t source_high_watermark = -1;
-  int32_t retries = 0;      // transient failures since the last success
-  Status last_error;        // of the last failed attempt; OK after a success
-  SteadyTime not_before{};  // backoff: not fetched before this
-  // Pipelining (mirror_runner.cc): a partition is in at most one request at a time
-  // (`requested`), but the next request may go out while earlier answers wait to be appended
-  // (`answers_pending`). It then asks at `next_offset`, where the latest answer's complete
-  // batches end, instead of at the log end; -1 while it must wait for the pending answers to be
-  // handled: the latest one failed, or an answer did not land whole and the pipeline broke
-  // (`generation` counts the breaks; answers to requests from before one never set
-  // next_offset, so the partition is asked at the log end once they are handled).
-  bool requested = false;
-  int32_t answers_pending = 0;
-  int64_t next_offset = -1;
-  uint64_t generation = 0;
-  // MIRRORING.md §12: what was mirrored lately, the newest timestamp mirrored (the time lag is
-  // measured from it) and the round trip of the last fetch that asked for the partition (long
-  // polling included).
+  Status last_error;  // of the last failed attempt; OK after a success
+  // Requests, pending answers, retries and backoff.
+  PartitionPipeline pipeline;
+  // docs/mirroring-design.md §12: what was mirrored lately, the newest timestamp mirrored (the
+  // time lag is measured from it) and the round trip of the last fetch that asked for the
+  // partition (long polling included).
   RateMeter bytes;
   RateMeter records;
   int64_t newest_mirrored_timestamp = -1;
   int64_t fetch_latency_ms = -1;
 };
 
-// The runtime a runner shares with the manager.
+// The runtime a runner shares with the manager (or a test).
 struct MirrorRunnerContext {
   asio::any_io_executor core;
-  cluster::MetadataStore& store;
-  cluster::PartitionManager& partitions;
-  cluster::TopicAdmin& topics;
-  MirrorStateStore& states;
+  MirrorSink& sink;
   MirrorBrokerConfig broker;
   int32_t node_id = 1;
+  // Time and chance, replaced in tests: the clock backoffs are measured on (empty: the steady
+  // clock), and a uniform number in [0, 1) for the jitter of FAILED retries (empty: a random
+  // engine's).
+  std::function<SteadyTime()> now;
+  std::function<double()> random01;
 };
 
 class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
  public:
+  // A runner over the real source (its bootstrap.servers through client::Client), with an
+  // admin client of the source for the manager (source()).
   static Result<std::shared_ptr<MirrorRunner>> create(const MirrorRunnerContext& ctx,
                                                       std::string name, MirrorConfigs configs);
+  // A runner over any source (tests: a fake); source() is not available.
+  static Result<std::shared_ptr<MirrorRunner>> create(const MirrorRunnerContext& ctx,
+                                                      std::string name, MirrorConfigs configs,
+                                                      std::unique_ptr<MirrorSource> source);
 
   const std::string& name() const { return name_; }
-  // The admin client of the source (metadata, configs, ListMirrors, ...).
-  client::Client& source() { return *admin_; }
+  // The manager's admin client of the source (metadata, configs, ListMirrors, ...); only for a
+  // runner made by the first create().
+  client::Client& source() {
+    MIRRA_ASSERT(admin_client_ != nullptr, "mirror {}: no admin client of the source", name_);
+    return *admin_client_;
+  }
   const MirrorConfigs& configs() const { return configs_; }
-  // The value of a mirror config, or its default.
-  std::string config(const std::string& key) const;
+  const MirrorSettings& settings() const { return settings_; }
 
   // Starts the loops; stop() ends them (in-flight appends finish), stopped() waits for that.
   void start();
@@ -103,19 +106,24 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
 
  private:
   struct Fetcher {
-    std::unique_ptr<client::Client> client;
-    // KIP-227 sessions with the source brokers (the loops of one fetcher share them, one
-    // session per broker).
-    std::unique_ptr<client::FetchSessions> sessions;
+    std::unique_ptr<SourceConnection> connection;
     std::set<int32_t> brokers;  // source brokers with a running loop
   };
 
-  MirrorRunner(const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs);
+  MirrorRunner(const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs,
+               MirrorSettings settings, std::unique_ptr<MirrorSource> source);
+  // With `admin_client` (the real source), the runner's admin connection borrows it.
+  static Result<std::shared_ptr<MirrorRunner>> assemble(
+      const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs,
+      MirrorSettings settings, std::unique_ptr<MirrorSource> source,
+      std::unique_ptr<client::Client> admin_client);
+  Status connect();
+  SteadyTime now() const { return ctx_.now(); }
   size_t fetcher_of(const client::TopicPartition& tp) const;
   // Whether the partition's durable state lets it be fetched (not paused, stopping, stopped
   // or FAILED for good).
   bool fetching(const MirrorStateKey& key) const;
-  // The partitions of `fetcher` due now, with their source leader (-1 unknown).
+  // The partitions of `fetcher` due now with their offsets, by source leader (-1 unknown).
   std::map<int32_t, std::vector<client::FetchPosition>> due_positions(size_t fetcher);
   // When the next backed-off partition becomes due (max() if none).
   SteadyTime next_due() const;
@@ -132,11 +140,6 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   asio::awaitable<void> apply_round(Round round);
   // One answer of a round (which owns it and outlives this) with its bookkeeping.
   asio::awaitable<void> apply_answer(const client::FetchedPartition& answer, int64_t asked_offset);
-  // Bookkeeping of an answer no longer pending (appended, handled or dropped).
-  void answer_done(const client::TopicPartition& tp);
-  // An answer of the partition did not land whole (or its request failed): the next request
-  // waits for the pending answers and asks at the log end.
-  void break_pipeline(const client::TopicPartition& tp);
   asio::awaitable<void> wait(asio::steady_timer& timer, SteadyTime until);
   void loop_ended();
 
@@ -145,16 +148,13 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // there (an earlier answer of a pipelined partition was not appended whole). True when the
   // answer was appended (or had nothing to append) as asked.
   asio::awaitable<bool> apply(const client::FetchedPartition& fetched, int64_t asked_offset);
-  asio::awaitable<Status> copy(const std::shared_ptr<cluster::Partition>& p,
-                               const client::FetchedPartition& fetched);
-  asio::awaitable<Status> append(const std::shared_ptr<cluster::Partition>& p,
-                                 const client::FetchedPartition& fetched);
-  asio::awaitable<Status> follow_log_start(const std::shared_ptr<cluster::Partition>& p,
+  asio::awaitable<Status> copy(const SinkLog& log, const client::FetchedPartition& fetched);
+  asio::awaitable<Status> append(const SinkLog& log, const client::FetchedPartition& fetched);
+  asio::awaitable<Status> follow_log_start(const client::TopicPartition& tp,
                                            int64_t source_log_start);
-  asio::awaitable<Status> raise_leader_epoch(const std::shared_ptr<cluster::Partition>& p,
+  asio::awaitable<Status> raise_leader_epoch(const client::TopicPartition& tp,
                                              int32_t mirrored_epoch);
-  asio::awaitable<Status> realign(const std::shared_ptr<cluster::Partition>& p,
-                                  const client::TopicPartition& tp);
+  asio::awaitable<Status> realign(const SinkLog& log, const client::TopicPartition& tp);
   // A fetch of the partition worked: MIRRORING (from PREPARING or a FAILED retry).
   asio::awaitable<void> succeeded(const client::TopicPartition& tp);
   // The partition's attempt failed with `s`: a backoff, or FAILED (durable).
@@ -166,7 +166,10 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   MirrorRunnerContext ctx_;
   std::string name_;
   MirrorConfigs configs_;
-  std::unique_ptr<client::Client> admin_;
+  MirrorSettings settings_;
+  std::unique_ptr<MirrorSource> source_;
+  std::unique_ptr<client::Client> admin_client_;  // the manager's; null with a fake source
+  std::unique_ptr<SourceConnection> admin_;       // metadata and list offsets
   std::vector<Fetcher> fetchers_;
   std::vector<std::unique_ptr<asio::steady_timer>> idle_;  // one per fetcher's supervisor
   asio::steady_timer exited_;
@@ -174,6 +177,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   bool stopping_ = false;
   std::minstd_rand random_;
   std::map<client::TopicPartition, PartitionMirrorStatus> status_;
+  ThreadOwner owner_;  // the core thread
 };
 
 }  // namespace mirra::mirror

@@ -56,7 +56,7 @@ void describe_partition(const RequestContext& ctx, const mirror::MirrorRunner* r
         out.lag = std::max<int64_t>(0, st.source_high_watermark - out.destination_log_end_offset);
       }
       describe_activity(st, out);
-      out.retry_count = st.retries;
+      out.retry_count = st.pipeline.retries();
       out.last_error_code = error_number(st.last_error.code());
       if (!st.last_error.ok()) out.last_error = st.last_error.message();
     }

@@ -1,0 +1,330 @@
+// MirrorRunner's data path against a fake source cluster and a fake destination
+// (fake_source.h, fake_sink.h): pipelining, stale answers, out-of-range restarts, lost source
+// tails, leaders moving, corrupt batches, FAILED and its backoff, pause and failover with work
+// in flight. Everything runs on one io_context driven by the test; the tests wait for
+// conditions, never for fixed times, except where they check that something does NOT happen
+// within a window (`idle_for`).
+#include "mirror/mirror_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fake_sink.h"
+#include "fake_source.h"
+
+namespace mirra::mirror {
+namespace {
+
+using namespace std::chrono_literals;
+using test::FakeSink;
+using test::FakeSourceCluster;
+
+const client::TopicPartition kP0{"orders", 0};
+const client::TopicPartition kP1{"orders", 1};
+
+class MirrorRunnerTest : public ::testing::Test {
+ protected:
+  MirrorRunnerTest() {
+    broker_.failed_retry_initial_backoff_ms = 40;
+    broker_.failed_retry_max_backoff_ms = 1000;
+    broker_.failed_retry_max_attempts = 5;
+    broker_.metadata_refresh_interval_ms = 3600 * 1000;
+  }
+
+  ~MirrorRunnerTest() override {
+    if (runner_ == nullptr) return;
+    runner_->stop();
+    bool stopped = false;
+    asio::co_spawn(io_, [&]() -> asio::awaitable<void> {
+      co_await runner_->stopped();
+      stopped = true;
+    }, asio::detached);
+    EXPECT_TRUE(run_until([&] { return stopped; })) << "the runner's loops did not end";
+  }
+
+  // Both sides hold `orders` with `partitions` partitions, of mirror "m".
+  void add_topic(int32_t partitions) {
+    source_.add_topic("orders", topic_id_, partitions);
+    sink_.add_topic("m", "orders", topic_id_, partitions);
+  }
+
+  // `batches` batches of 5 records each.
+  void produce(const client::TopicPartition& tp, int batches, int32_t leader_epoch = 0) {
+    for (int i = 0; i < batches; ++i) source_.produce(tp, 5, leader_epoch);
+  }
+
+  // mirror.fetch.max.bytes of 1: one batch per answer, so that copying takes many pipelined
+  // rounds.
+  void start() {
+    MirrorRunnerContext ctx{io_.get_executor(), sink_, broker_, 1, {}, [] { return 0.5; }};
+    const MirrorConfigs configs = {{"bootstrap.servers", "source:9092"},
+                                   {"mirror.fetch.max.wait.ms", "20"},
+                                   {"mirror.fetch.max.bytes", "1"}};
+    auto r = MirrorRunner::create(ctx, "m", configs, source_.source());
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    runner_ = std::move(r.value());
+    runner_->start();
+  }
+
+  bool run_until(const std::function<bool()>& done, std::chrono::seconds limit = 30s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io_.restart();
+      io_.run_for(2ms);
+    }
+    return true;
+  }
+
+  // Runs the loops for a while, to see that something does not happen.
+  void idle_for(std::chrono::milliseconds window) {
+    const auto until = std::chrono::steady_clock::now() + window;
+    run_until([&] { return std::chrono::steady_clock::now() >= until; });
+  }
+
+  // The destination holds exactly the source's batches, byte for byte (non-idempotent
+  // batches: the producer-id rewrite leaves them as they are).
+  bool identical(const client::TopicPartition& tp) {
+    const auto log = sink_.log(tp);
+    return log->log_start == source_.log_start(tp) && log->log_end == source_.log_end(tp) &&
+           sink_.partition(tp).batches == source_.batches(tp);
+  }
+
+  size_t fetches_of(const client::TopicPartition& tp) const {
+    size_t n = 0;
+    for (const auto& f : source_.fetches()) {
+      for (const auto& pos : f.positions) n += pos.tp == tp;
+    }
+    return n;
+  }
+
+  // The offsets the source was asked for the partition, in order.
+  std::vector<int64_t> asked(const client::TopicPartition& tp) const {
+    std::vector<int64_t> out;
+    for (const auto& f : source_.fetches()) {
+      for (const auto& pos : f.positions) {
+        if (pos.tp == tp) out.push_back(pos.offset);
+      }
+    }
+    return out;
+  }
+
+  const PartitionMirrorStatus& status(const client::TopicPartition& tp) {
+    return runner_->status().at(tp);
+  }
+
+  asio::io_context io_;
+  FakeSourceCluster source_{io_.get_executor()};
+  FakeSink sink_{io_.get_executor()};
+  MirrorBrokerConfig broker_;
+  Uuid topic_id_ = Uuid::random();
+  std::shared_ptr<MirrorRunner> runner_;
+};
+
+TEST_F(MirrorRunnerTest, CopiesEveryBatchAtItsOffsetsAndGoesMirroring) {
+  add_topic(2);
+  produce(kP0, 10);
+  produce(kP1, 7);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0) && identical(kP1); }));
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::mirroring; }));
+  // Data written while mirroring arrives too (the long poll ends when it does).
+  produce(kP0, 3, /*leader_epoch=*/2);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.log(kP0)->leader_epoch, 2);  // raised to the highest mirrored epoch
+  EXPECT_EQ(status(kP0).source_high_watermark, 65);
+}
+
+// Answer 1 (offsets 0-4) is being appended while request 2 (asked at 5) is out. Answer 1's
+// append fails, then answer 2 arrives: it must be dropped (appending it would leave a hole at
+// 0-4 for good), and the requests after it must ask at the log end, 0, not where answer 2 ends
+// (the livelock: stale answers asked again and again at stale offsets).
+TEST_F(MirrorRunnerTest, TwoAnswersInFlightAndTheFirstFails) {
+  add_topic(1);
+  produce(kP0, 10);
+  sink_.hold_appends();
+  source_.hold_fetches_from(1);
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.held_appends() == 1 && source_.held_fetches() == 1; }));
+  ASSERT_EQ(asked(kP0), (std::vector<int64_t>{0, 5}));  // pipelined: 5 before 0-4 landed
+  sink_.fail_next_append(kP0, Status(ErrorCode::REQUEST_TIMED_OUT, "injected"));
+  sink_.release_appends();
+  ASSERT_TRUE(run_until([&] { return status(kP0).pipeline.generation() > 0; }));
+  source_.release_fetches();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  ASSERT_FALSE(sink_.appends().empty());
+  EXPECT_EQ(sink_.appends().front().second, 0);  // nothing landed above the hole
+  const std::vector<int64_t> offsets = asked(kP0);
+  EXPECT_EQ(offsets[2], 0) << "asked again at the log end after the failed append";
+}
+
+// A request fails as a whole while an earlier answer waits to be appended. That answer still
+// lands; the next request asks at the log end, and the partition catches up in a bounded
+// number of fetches (the livelock of stale answers re-asked at a stale offset).
+TEST_F(MirrorRunnerTest, AStaleAnswerIsDroppedAndThePartitionAskedAtItsLogEnd) {
+  add_topic(1);
+  produce(kP0, 10);
+  source_.hold_fetches();
+  sink_.hold_appends();
+  start();
+  ASSERT_TRUE(run_until([&] { return source_.held_fetches() == 1; }));
+  source_.fail_next_fetch(Status(ErrorCode::NETWORK_EXCEPTION, "injected"));
+  source_.release_fetches();
+  ASSERT_TRUE(run_until([&] { return sink_.held_appends() == 1 && fetches_of(kP0) == 2; }));
+  sink_.release_appends();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  const std::vector<int64_t> offsets = asked(kP0);
+  ASSERT_GE(offsets.size(), 3u);
+  EXPECT_EQ(offsets[1], 5);  // the failed request
+  EXPECT_EQ(offsets[2], 5);  // the log end once answer 1 landed
+  EXPECT_LE(offsets.size(), 25u) << "10 batches took " << offsets.size() << " fetches";
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::mirroring);
+}
+
+TEST_F(MirrorRunnerTest, OutOfRangeRestartsAtTheSourceLogStart) {
+  add_topic(1);
+  produce(kP0, 10);
+  source_.delete_records(kP0, 25);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.log(kP0)->log_start, 25);
+  EXPECT_EQ(asked(kP0).front(), 0);
+  EXPECT_EQ(sink_.appends().front().second, 25);
+}
+
+// An unclean restart of the source lost its tail: the destination drops what the source no
+// longer has, then mirrors what the source writes anew at those offsets.
+TEST_F(MirrorRunnerTest, ASourceLogEndBelowTheDestinationsTruncatesTheDestination) {
+  add_topic(1);
+  produce(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  source_.lose_tail(kP0, 30);
+  ASSERT_TRUE(run_until([&] { return sink_.log(kP0)->log_end == 30; }));
+  produce(kP0, 2, /*leader_epoch=*/1);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.log(kP0)->log_end, 40);
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::mirroring);
+}
+
+TEST_F(MirrorRunnerTest, ALeaderMovingBetweenSourceBrokersIsFollowed) {
+  add_topic(1);
+  produce(kP0, 4);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  source_.set_leader(kP0, 2);
+  produce(kP0, 4);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  const auto& last = source_.fetches().back();
+  EXPECT_EQ(last.broker, 2);
+  EXPECT_NE(sink_.state_of(kP0), MirrorState::failed);  // a moved leader is transient
+}
+
+TEST_F(MirrorRunnerTest, ACorruptBatchFailsOnlyItsPartitionForGood) {
+  add_topic(2);
+  produce(kP0, 4);
+  produce(kP1, 4);
+  source_.corrupt(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::failed; }));
+  ASSERT_TRUE(run_until([&] { return identical(kP1); }));
+  EXPECT_EQ(sink_.log(kP0)->log_end, 10);  // the batches before the corrupt one
+  EXPECT_EQ(sink_.state_value(kP0)->last_error_code, error_number(ErrorCode::CORRUPT_MESSAGE));
+  // Not retried: it waits for the operator, while the other partition goes on.
+  const size_t asked_p0 = fetches_of(kP0);
+  produce(kP1, 2);
+  ASSERT_TRUE(run_until([&] { return identical(kP1); }));
+  idle_for(3 * std::chrono::milliseconds(broker_.failed_retry_initial_backoff_ms));
+  EXPECT_EQ(fetches_of(kP0), asked_p0);
+}
+
+TEST_F(MirrorRunnerTest, TieredStorageOnTheSourceWaitsForTheOperator) {
+  add_topic(1);
+  produce(kP0, 2);
+  source_.fail_partition(kP0, Status(ErrorCode::OFFSET_MOVED_TO_TIERED_STORAGE, "tiered"));
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::failed; }));
+  EXPECT_EQ(sink_.state_value(kP0)->last_error_code,
+            error_number(ErrorCode::OFFSET_MOVED_TO_TIERED_STORAGE));
+  const size_t asked_once = fetches_of(kP0);
+  idle_for(3 * std::chrono::milliseconds(broker_.failed_retry_initial_backoff_ms));
+  EXPECT_EQ(fetches_of(kP0), asked_once);
+  EXPECT_EQ(sink_.log(kP0)->log_end, 0);
+}
+
+// FAILED twice, retried after 40 ms then 80 ms (the jitter is fixed at its middle), then
+// MIRRORING with the retries reset.
+TEST_F(MirrorRunnerTest, FailedIsRetriedWithBackoffAndRecovers) {
+  add_topic(1);
+  produce(kP0, 3);
+  source_.fail_partition(kP0, Status(ErrorCode::UNKNOWN_SERVER_ERROR, "boom"), 2);
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::failed; }));
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::mirroring; }));
+  EXPECT_EQ(sink_.state_value(kP0)->retries, 0);
+  EXPECT_EQ(status(kP0).last_error.code(), ErrorCode::NONE);
+  std::vector<std::chrono::steady_clock::time_point> times;
+  for (const auto& f : source_.fetches()) times.push_back(f.at);
+  ASSERT_GE(times.size(), 3u);
+  EXPECT_GE(times[1] - times[0], 40ms);
+  EXPECT_GE(times[2] - times[1], 80ms);
+}
+
+TEST_F(MirrorRunnerTest, PauseWithAnAnswerInFlightThenResume) {
+  add_topic(1);
+  produce(kP0, 4);
+  source_.hold_fetches();
+  start();
+  ASSERT_TRUE(run_until([&] { return source_.held_fetches() == 1; }));
+  sink_.set_state(kP0, MirrorState::paused);
+  source_.release_fetches();
+  ASSERT_TRUE(run_until([&] {
+    return !status(kP0).pipeline.in_request() && status(kP0).pipeline.answers_pending() == 0;
+  }));
+  EXPECT_TRUE(sink_.appends().empty()) << "an answer landed on a PAUSED partition";
+  const size_t asked_while_paused = fetches_of(kP0);
+  runner_->wake();
+  idle_for(100ms);
+  EXPECT_EQ(fetches_of(kP0), asked_while_paused);
+  sink_.set_state(kP0, MirrorState::mirroring);  // resume, as ResumeMirrorTopics does
+  runner_->reset(kP0);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.appends().front().second, 0);
+}
+
+// The failover's first step (STOPPING) arrives while an append is in flight: that append
+// finishes, and nothing is appended or fetched after it, the answer already back included.
+TEST_F(MirrorRunnerTest, FailoverWhileAnAppendIsInFlight) {
+  add_topic(1);
+  produce(kP0, 10);
+  sink_.hold_appends();
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.held_appends() == 1 && fetches_of(kP0) >= 2; }));
+  sink_.set_state(kP0, MirrorState::stopping);
+  sink_.release_appends();
+  ASSERT_TRUE(run_until([&] { return status(kP0).pipeline.answers_pending() == 0; }));
+  const size_t fetched = fetches_of(kP0);
+  runner_->wake();
+  idle_for(100ms);
+  EXPECT_EQ(sink_.appends().size(), 1u);
+  EXPECT_EQ(sink_.log(kP0)->log_end, 5);
+  EXPECT_EQ(fetches_of(kP0), fetched);
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::stopping);  // not overwritten by the runner
+}
+
+TEST_F(MirrorRunnerTest, ADeletedSourceTopicFailsItsPartitionsForGood) {
+  broker_.metadata_refresh_interval_ms = 10;
+  add_topic(1);
+  produce(kP0, 2);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  source_.delete_topic("orders");
+  ASSERT_TRUE(run_until([&] { return sink_.state_of(kP0) == MirrorState::failed; }));
+  EXPECT_EQ(sink_.state_value(kP0)->last_error_code, error_number(ErrorCode::UNKNOWN_TOPIC_ID));
+  EXPECT_EQ(sink_.log(kP0)->log_end, 10);  // what was mirrored stays
+}
+
+}  // namespace
+}  // namespace mirra::mirror
