@@ -54,6 +54,10 @@ Result<MirroredBatches> rewrite_in_place(std::span<uint8_t> fetched) {
   return out;
 }
 
+// What still_fetching() answers when a partition was paused or failed over while its answer
+// was being handled: the answer is dropped, which is no failure of the partition.
+constexpr ErrorCode kNotFetchedAnyMore = ErrorCode::INVALID_MIRROR_STATE;
+
 MirrorStateValue next_state(const MirrorStateValue& v, MirrorState state) {
   MirrorStateValue next = v;
   if (v.state != static_cast<int8_t>(state)) next.previous_state = v.state;
@@ -77,6 +81,7 @@ asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
   Status s = f.status;
   if (s.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
     s = co_await realign(*log, f.tp);
+    if (s.code() == kNotFetchedAnyMore) co_return false;
     if (s.ok()) {
       co_await succeeded(f.tp);
       co_return false;  // the log moved: asked again where it now ends
@@ -84,12 +89,20 @@ asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
   } else if (s.ok()) {
     s = co_await copy(*log, f);
   }
+  if (s.code() == kNotFetchedAnyMore) co_return false;  // paused or failed over meanwhile
   if (s.ok()) {
     co_await succeeded(f.tp);
   } else {
     co_await failed(f.tp, s);
   }
   co_return s.ok();
+}
+
+Status MirrorRunner::still_fetching(const client::TopicPartition& tp) const {
+  const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
+  if (id && fetching({*id, tp.partition})) return Status::OK();
+  return Status(kNotFetchedAnyMore, fmt::format("{} was paused or failed over meanwhile",
+                                                client::to_string(tp)));
 }
 
 asio::awaitable<Status> MirrorRunner::copy(const SinkLog& log, const client::FetchedPartition& f) {
@@ -121,6 +134,7 @@ asio::awaitable<Status> MirrorRunner::append(const SinkLog& log,
     MIRRA_LOG_WARN("mirror {}: {}: the source's batch at {} starts below this log's end {}; "
                    "the source's log changed there: discarding {} offset(s) from {}", name_,
                    client::to_string(f.tp), from, log.log_end, log.log_end - from, from);
+    if (Status s = still_fetching(f.tp); !s.ok()) co_return s;
     if (Status cut = co_await ctx_.sink.truncate_to(f.tp, from); !cut.ok()) co_return cut;
   }
   // The epoch first: a consumer that sees the batches must find the partition's epoch at or
@@ -129,6 +143,7 @@ asio::awaitable<Status> MirrorRunner::append(const SinkLog& log,
     co_return s;
   }
   // The sink keeps the response buffer alive until the append is done.
+  if (Status s = still_fetching(f.tp); !s.ok()) co_return s;
   if (Status s = co_await ctx_.sink.append(f.tp, batches->bytes, f.buffer); !s.ok()) co_return s;
   PartitionMirrorStatus& st = status_[f.tp];
   const int64_t now = steady_ms();
@@ -151,6 +166,7 @@ asio::awaitable<Status> MirrorRunner::follow_log_start(const client::TopicPartit
                                                        int64_t source_log_start) {
   const std::optional<SinkLog> log = ctx_.sink.log(tp);  // after the append
   if (!log || source_log_start <= log->log_start) co_return Status::OK();
+  if (Status s = still_fetching(tp); !s.ok()) co_return s;
   if (source_log_start > log->log_end) {
     co_return co_await ctx_.sink.restart_at(tp, source_log_start);
   }
@@ -170,6 +186,7 @@ asio::awaitable<Status> MirrorRunner::realign(const SinkLog& log,
   const int64_t start = range->at(0).offset;
   const int64_t end = range->at(1).offset;
   const int64_t here = log.log_end;
+  if (Status s = still_fetching(tp); !s.ok()) co_return s;
   if (here > end) {
     // The source lost its tail (an unclean restart of a source without replicas): what it no
     // longer has cannot stay here either, or the offsets would differ from now on.

@@ -155,6 +155,12 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   asio::awaitable<Status> raise_leader_epoch(const client::TopicPartition& tp,
                                              int32_t mirrored_epoch);
   asio::awaitable<Status> realign(const SinkLog& log, const client::TopicPartition& tp);
+  // Checked right before each change of the destination's log, with no wait between the check
+  // and the change being posted: a pause or a failover that began while an answer was being
+  // handled (its leader-epoch raise, a truncation) stops the rest. A failover posts its own
+  // truncation after its STOPPING is durable, so it always comes after ours, and nothing of
+  // the mirror follows it.
+  Status still_fetching(const client::TopicPartition& tp) const;
   // A fetch of the partition worked: MIRRORING (from PREPARING or a FAILED retry).
   asio::awaitable<void> succeeded(const client::TopicPartition& tp);
   // The partition's attempt failed with `s`: a backoff, or FAILED (durable).

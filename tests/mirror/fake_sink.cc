@@ -139,6 +139,7 @@ asio::awaitable<Status> FakeSink::advance_log_start(const client::TopicPartition
 
 asio::awaitable<Status> FakeSink::raise_leader_epoch(const client::TopicPartition& tp,
                                                      int32_t epoch) {
+  if (on_raise_leader_epoch) on_raise_leader_epoch();
   FakeLog& log = logs_.at(tp);
   log.log.leader_epoch = std::max(log.log.leader_epoch, epoch);
   co_return Status::OK();

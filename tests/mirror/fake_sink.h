@@ -8,6 +8,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -43,6 +44,8 @@ class FakeSink : public MirrorSink {
   void hold_appends() { hold_ = true; }
   void release_appends();
   size_t held_appends() const { return held_; }
+  // Called inside raise_leader_epoch(), while the runner awaits it (a failover arriving then).
+  std::function<void()> on_raise_leader_epoch;
   // Every append that reached a log: the partition and the offset it started at.
   const std::vector<std::pair<client::TopicPartition, int64_t>>& appends() const {
     return appends_;

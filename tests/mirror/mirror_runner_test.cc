@@ -208,6 +208,21 @@ TEST_F(MirrorRunnerTest, ASourceLogEndBelowTheDestinationsTruncatesTheDestinatio
   EXPECT_EQ(sink_.state_of(kP0), MirrorState::mirroring);
 }
 
+// The source lost its tail and wrote it anew in one larger batch that straddles our log end:
+// the batch the source answers starts below our end, so what we hold from its base offset on
+// is no longer the source's and is replaced.
+TEST_F(MirrorRunnerTest, ASourceBatchStartingBelowOurLogEndReplacesOurTail) {
+  add_topic(1);
+  produce(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  source_.lose_tail(kP0, 30);
+  source_.produce(kP0, 25, /*leader_epoch=*/1);  // 30..54: our end, 50, is inside it
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.log(kP0)->log_end, 55);
+  EXPECT_EQ(sink_.partition(kP0).batches.count(30), 1u);
+}
+
 TEST_F(MirrorRunnerTest, ALeaderMovingBetweenSourceBrokersIsFollowed) {
   add_topic(1);
   produce(kP0, 4);
@@ -312,6 +327,22 @@ TEST_F(MirrorRunnerTest, FailoverWhileAnAppendIsInFlight) {
   EXPECT_EQ(sink_.log(kP0)->log_end, 5);
   EXPECT_EQ(fetches_of(kP0), fetched);
   EXPECT_EQ(sink_.state_of(kP0), MirrorState::stopping);  // not overwritten by the runner
+}
+
+// The failover's STOPPING lands while the runner awaits the leader-epoch raise that comes
+// before an append: the append must not follow (the failover truncates to the LSO and records
+// the LMO from the log it sees; nothing of the mirror may land after that).
+TEST_F(MirrorRunnerTest, FailoverDuringTheLeaderEpochRaiseStopsTheAppend) {
+  add_topic(1);
+  produce(kP0, 2, /*leader_epoch=*/3);
+  sink_.on_raise_leader_epoch = [&] { sink_.set_state(kP0, MirrorState::stopping); };
+  start();
+  ASSERT_TRUE(run_until([&] { return sink_.log(kP0)->leader_epoch == 3; }));
+  ASSERT_TRUE(run_until([&] { return status(kP0).pipeline.answers_pending() == 0; }));
+  runner_->wake();
+  idle_for(100ms);
+  EXPECT_TRUE(sink_.appends().empty()) << "appended after the failover began";
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::stopping);
 }
 
 TEST_F(MirrorRunnerTest, ADeletedSourceTopicFailsItsPartitionsForGood) {
