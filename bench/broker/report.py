@@ -83,7 +83,8 @@ def latency_lines(rows):
 
 def by_round_lines(rows):
     print()
-    print("MB/s by round, in run order (an outlier round points at a neighbour, not at Mirra):")
+    print("MB/s by round, in run order (a round far from the others usually points at the "
+          "machine, not at Mirra):")
     for label, mode, topic in CASES:
         rs = case_rows(rows, mode, topic)
         print(f"  {label:28s} " + " ".join(f"{float(r['mb_per_s']):8.1f}" for r in rs))
@@ -94,19 +95,24 @@ def goals(rows, lat, ncpu):
     print(f"goals ({ncpu} cores, client and broker sharing them; medians over the rounds):")
 
     def best(mode, size=None):
-        meds = []
-        for label, m, topic in CASES:
-            rs = case_rows(rows, m, topic)
-            if m == mode and rs and (size is None or rs[0]["size"] == size):
-                meds.append(median([float(r["mb_per_s"]) for r in rs]))
-        return max(meds, default=0)
+        """Per round, the better of the 1- and 8-partition cases."""
+        per_round = {}
+        for _, m, topic in CASES:
+            for r in case_rows(rows, m, topic):
+                if m == mode and (size is None or r["size"] == size):
+                    k = r["round"]
+                    per_round[k] = max(per_round.get(k, 0.0), float(r["mb_per_s"]))
+        return list(per_round.values()) or [0.0]
 
     p, c = best("produce", "1024"), best("consume")
-    goal("produce 1 KiB >= 400 MB/s (best of 1 and 8)", f"{p:.1f} MB/s", p >= 400, 44)
-    goal("consume >= 800 MB/s (best of 1 and 8)", f"{c:.1f} MB/s", c >= 800, 44)
+    goal("produce 1 KiB >= 400 MB/s (best of 1 and 8)", med_range(p, unit=" MB/s"),
+         median(p) >= 400, 44, [x >= 400 for x in p])
+    goal("consume >= 800 MB/s (best of 1 and 8)", med_range(c, unit=" MB/s"), median(c) >= 800,
+         44, [x >= 800 for x in c])
     if lat:
-        p99 = median([float(r["p99_ms"]) for r in lat])
-        goal("p99 produce latency < 2 ms at 5,000 msg/s", f"{p99:.3f} ms", p99 < 2, 44)
+        p99 = [float(r["p99_ms"]) for r in lat]
+        goal("p99 produce latency < 2 ms at 5,000 msg/s", med_range(p99, "{:.3f}", " ms"),
+             median(p99) < 2, 44, [x < 2 for x in p99])
 
 
 def main():
