@@ -120,7 +120,8 @@ bench_start_broker() {  # mirra binary, name, [server arguments...]
   pid=$!
   bench_pids+=("$pid")
   for _ in $(seq 100); do
-    bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$log" | head -1)
+    # The log may not exist yet: the background shell creates it when it gets to run.
+    bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$log" 2>/dev/null | head -1) || true
     [ -n "$bootstrap" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
