@@ -2,7 +2,8 @@
 # Mirroring benchmark beside the machine's own limits, measured in the same run (bench/lib.sh:
 # iperf3 over loopback, dd into the page cache and to disk, memcpy when the build has it). Two
 # `mirra server`s on loopback, a source and a destination, sharing the machine with the clients.
-# BENCH_ROUNDS rounds (default 3), each of them, in this order:
+# The mirror `bench` is created on the destination and mirrors a small topic first, so that its
+# connections exist before round 1. Then BENCH_ROUNDS rounds (default 3), each, in this order:
 #   0. pre-fill: a fresh source topic bench-mirror-R (8 partitions) of 1 KiB records, lz4, by
 #      mirra_load_gen;
 #   1. mirror: `--add` of that topic to the mirror `bench` on the destination; the time until
