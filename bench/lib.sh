@@ -1,6 +1,7 @@
 # Shell pieces shared by the benchmark scripts (bench/broker/run.sh, bench/mirror/run.sh):
-# sourced, never run. The machine's limits, brokers on loopback with temporary data, and CPU
-# read from /proc. Expects `set -euo pipefail`, the checkout as the working directory, and
+# sourced, never run. The machine's limits, brokers on loopback with temporary data, CPU (user
+# and system apart) read from /proc, and the round count. The reports they print are
+# bench/report_lib.py's. Expects `set -euo pipefail`, the checkout as the working directory, and
 # $bench_tmp (a temporary directory the caller removes) set before bench_limits or
 # bench_start_broker.
 
@@ -119,7 +120,8 @@ bench_start_broker() {  # mirra binary, name, [server arguments...]
   pid=$!
   bench_pids+=("$pid")
   for _ in $(seq 100); do
-    bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$log" | head -1)
+    # The log may not exist yet: the background shell creates it when it gets to run.
+    bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$log" 2>/dev/null | head -1) || true
     [ -n "$bootstrap" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
@@ -161,9 +163,16 @@ bench_stop_broker() {  # pid, name
 
 # ---- CPU ----
 
+# User and system CPU apart: on a VM that backs memory lazily or a machine shared with builds,
+# the system part (page faults, copies through sockets and the page cache) is the one that moves.
 bench_ticks=$(getconf CLK_TCK)
-bench_cpu() {  # pid: user + system seconds so far (fields 14 and 15 of /proc/PID/stat)
-  awk -v t="$bench_ticks" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"
+bench_cpu() {  # pid: "user system" CPU seconds so far (fields 14 and 15 of /proc/PID/stat)
+  awk -v t="$bench_ticks" '{ printf "%.2f %.2f", $14 / t, $15 / t }' "/proc/$1/stat"
+}
+bench_cpu_since() {  # name, pid, "user system" from bench_cpu: NAME_user_s=U NAME_sys_s=S since
+  awk -v t="$bench_ticks" -v n="$1" -v b="$3" '{
+    split(b, x, " ")
+    printf "%s_user_s=%.2f %s_sys_s=%.2f", n, $14 / t - x[1], n, $15 / t - x[2] }' "/proc/$2/stat"
 }
 bench_sub() {  # a b: b - a, two decimals
   awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'
@@ -171,3 +180,12 @@ bench_sub() {  # a b: b - a, two decimals
 bench_now() {  # wall-clock seconds with nanoseconds, for intervals
   date +%s.%N
 }
+
+# ---- rounds ----
+
+# Every compared figure is taken BENCH_ROUNDS times, the phases alternating (A B A B A B), and
+# the report gives the median and the spread: on a shared machine one phase can lose a whole
+# run to a neighbour's burst, and a single A-then-B pair cannot tell that from a real difference.
+bench_rounds=${BENCH_ROUNDS:-3}
+[[ $bench_rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "$0: BENCH_ROUNDS must be a positive integer, not '$bench_rounds'" >&2; exit 1; }

@@ -9,7 +9,8 @@
 //
 // Each result is one line of key=value pairs on stdout (MB = 10^6 bytes of record values;
 // cpu_s = this process's user + system CPU over the measured interval, which stays meaningful
-// when the machine is shared and wall-clock figures are not); diagnostics go to stderr. Any delivery or fetch error makes the exit code 1.
+// when the machine is shared and wall-clock figures are not; cpu_user_s and cpu_sys_s are the
+// two apart); diagnostics go to stderr. Any delivery or fetch error makes the exit code 1.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,7 +27,8 @@
 namespace {
 
 using bench::Clock;
-using bench::cpu_seconds;
+using bench::cpu_fields;
+using bench::cpu_times;
 using bench::create_topic;
 using bench::die;
 using bench::parse_long;
@@ -201,7 +203,7 @@ int run_produce(const Options& o) {
   const int parts = partition_count(rk, o.topic);
   Payloads pay(static_cast<size_t>(o.size));
 
-  const double cpu0 = cpu_seconds();
+  const bench::CpuTimes cpu0 = cpu_times();
   const auto start = Clock::now();
   const auto interval = std::chrono::nanoseconds(o.rate > 0 ? 1'000'000'000 / o.rate : 0);
   for (long i = 0; i < o.records; ++i) {
@@ -213,14 +215,15 @@ int run_produce(const Options& o) {
     if ((i & 1023) == 0) rd_kafka_poll(rk, 0);
   }
   flush_all(rk);
-  const double cpu = cpu_seconds() - cpu0;
+  const bench::CpuTimes cpu = cpu_times() - cpu0;
   const double secs = seconds_between(start, st.last_delivery);
   const double bytes = static_cast<double>(o.records) * o.size;
   std::printf("mode=produce topic=%s records=%ld size=%ld partitions=%d acks=%s compression=%s "
-              "linger_ms=%ld rate=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f cpu_s=%.2f "
+              "linger_ms=%ld rate=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f %s "
               "errors=%ld\n",
               o.topic.c_str(), o.records, o.size, parts, o.acks.c_str(), o.compression.c_str(),
-              o.linger_ms, o.rate, secs, o.records / secs, bytes / secs / 1e6, cpu, st.errors.load());
+              o.linger_ms, o.rate, secs, o.records / secs, bytes / secs / 1e6,
+              cpu_fields(cpu).c_str(), st.errors.load());
   rd_kafka_destroy(rk);
   return st.errors.load() == 0 ? 0 : 1;
 }
@@ -252,7 +255,7 @@ int run_latency(const Options& o) {
     while (!done.load()) rd_kafka_poll(rk, 50);
   });
   const auto interval = std::chrono::nanoseconds(1'000'000'000 / o.rate);
-  const double cpu0 = cpu_seconds();
+  const bench::CpuTimes cpu0 = cpu_times();
   const auto start = Clock::now();
   for (long i = 0; i < total; ++i) {
     // Sends stay on the schedule even after a stall (no catching up by skipping), so a slow
@@ -266,7 +269,7 @@ int run_latency(const Options& o) {
   while (st.delivered.load() < total && seconds_between(start, Clock::now()) < o.seconds + 60) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  const double cpu = cpu_seconds() - cpu0;
+  const bench::CpuTimes cpu = cpu_times() - cpu0;
   done = true;
   poller.join();
   if (st.delivered.load() < total) die("latency: records undelivered 60 s after the last send");
@@ -275,12 +278,12 @@ int run_latency(const Options& o) {
   std::sort(lat.begin(), lat.end());
   std::printf("mode=latency topic=%s rate=%ld achieved_rate=%.0f seconds=%ld size=%ld "
               "partitions=%d acks=%s linger_ms=%ld sent=%ld errors=%ld p50_ms=%.3f p99_ms=%.3f "
-              "p999_ms=%.3f max_ms=%.3f seconds_total=%.3f cpu_s=%.2f\n",
+              "p999_ms=%.3f max_ms=%.3f seconds_total=%.3f %s\n",
               o.topic.c_str(), o.rate, total / send_secs, o.seconds, o.size, parts,
               o.acks.c_str(), o.linger_ms, total, st.errors.load(), percentile_ms(lat, 0.50),
               percentile_ms(lat, 0.99), percentile_ms(lat, 0.999),
               lat.empty() ? 0.0 : static_cast<double>(lat.back()) / 1000.0,
-              seconds_between(start, Clock::now()), cpu);
+              seconds_between(start, Clock::now()), cpu_fields(cpu).c_str());
   rd_kafka_destroy(rk);
   return st.errors.load() == 0 ? 0 : 1;
 }
@@ -299,7 +302,7 @@ int run_consume(const Options& o) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, o.topic.c_str(), nullptr);
   rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
 
-  const double cpu0 = cpu_seconds();
+  const bench::CpuTimes cpu0 = cpu_times();
   const auto start = Clock::now();
   for (int p = 0; p < parts; ++p) {
     if (rd_kafka_consume_start_queue(rkt, p, RD_KAFKA_OFFSET_BEGINNING, q) != 0) {
@@ -335,11 +338,12 @@ int run_consume(const Options& o) {
       break;
     }
   }
-  const double cpu = cpu_seconds() - cpu0;
+  const bench::CpuTimes cpu = cpu_times() - cpu0;
   const double secs = seconds_between(start, last_progress);
   std::printf("mode=consume topic=%s records=%ld partitions=%d seconds=%.3f records_per_s=%.0f "
-              "mb_per_s=%.1f cpu_s=%.2f errors=%ld\n",
-              o.topic.c_str(), got, parts, secs, got / secs, bytes / secs / 1e6, cpu, errors);
+              "mb_per_s=%.1f %s errors=%ld\n",
+              o.topic.c_str(), got, parts, secs, got / secs, bytes / secs / 1e6,
+              cpu_fields(cpu).c_str(), errors);
   for (int p = 0; p < parts; ++p) rd_kafka_consume_stop(rkt, p);
   rd_kafka_queue_destroy(q);
   rd_kafka_topic_destroy(rkt);

@@ -5,16 +5,23 @@
 # here), dd's sequential write into the page cache (no sync: the ceiling for acks=1 appends, which
 # do not wait for fsync) and dd's sequential write ending in fdatasync (the disk's sustained
 # rate, which produce only exceeds while the page cache absorbs the writes), and memcpy when the
-# build has the micro-benchmarks. The shell pieces are bench/lib.sh's.
-# Prints every figure with its ratio to each limit, the CPU it cost (client + broker, which stays
-# comparable when the machine is shared and wall-clock rates are not) and the issue's goals.
-# Takes one to two minutes.
+# build has the micro-benchmarks. The shell pieces are bench/lib.sh's, the report is
+# bench/broker/report.py.
+# Every case runs BENCH_ROUNDS times (default 3), the cases interleaved (all of them in round 1,
+# then all in round 2, ...), each round on fresh topics that are deleted at its end. The report
+# gives per figure the median over the rounds and the spread, its ratio to each limit, and the
+# CPU it cost per GB, user and system apart, client and broker apart (comparable when the machine
+# is shared and wall-clock rates are not), then the issue's goals. About 40 s a round at the
+# default counts, plus 15 s for the limits.
 #
 # Builds nothing. Usage: bench/broker/run.sh [build dir]   (default: build)
 #   The build dir must hold mirra and bench/broker/mirra_load_gen from a -DMIRRA_BENCH=ON build:
 #     cmake -S . -B build -G Ninja -DMIRRA_BENCH=ON && ninja -C build mirra mirra_load_gen
 #   MIRRA_BENCH_DIR picks the disk for the broker's data and dd (default /var/tmp).
 #   BENCH_RECORDS_1K / BENCH_RECORDS_100 set the record counts (default 1000000 / 3000000).
+#   BENCH_ROUNDS: how many times each case runs (default 3).
+#   BENCH_WARM_MB: memory to warm first (bench/lib.sh bench_warm_memory; default: what a round
+#   writes plus dd's 2 GiB).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -29,17 +36,25 @@ bench_tmp=$(mktemp -d "${MIRRA_BENCH_DIR:-/var/tmp}/mirra-broker.XXXXXX")
 trap 'bench_kill_all; rm -rf "$bench_tmp"' EXIT
 results=$bench_tmp/results  # one key=value line per measurement, read by the report below
 
+# One round's topics plus dd's 2 GiB; each round deletes its topics, so the next one writes
+# into the memory they leave.
+round_mb=$(((2 * n1k * 1024 + 2 * n100 * 100 + 5000 * 10 * 1024) / 1000000))
+bench_warm_memory "${BENCH_WARM_MB:-$((round_mb + 2048))}"
 bench_limits "$build" >>"$results"
 cat "$results"
 
 bench_start_broker "$mirra" broker
 failed=0
-run() {  # load_gen arguments; records its result line with the broker's CPU over the run
-  local before line rc=0
+# Each case starts with nothing dirty in the page cache, so none pays for the writeback of the
+# one before (which the fixed order would otherwise charge to the same case every round).
+run() {  # round, load_gen arguments; records its result line with the broker's CPU over the run
+  local round=$1 before line rc=0
+  shift
+  bench_settle
   before=$(bench_cpu "$broker_pid")
   line=$("$load_gen" "$@" --bootstrap "$broker_bootstrap") || rc=$?
   if [ -n "$line" ]; then
-    echo "$line broker_cpu_s=$(bench_sub "$before" "$(bench_cpu "$broker_pid")")" |
+    echo "$line round=$round $(bench_cpu_since broker "$broker_pid" "$before")" |
       tee -a "$results"
   fi
   if [ "$rc" != 0 ]; then
@@ -47,66 +62,26 @@ run() {  # load_gen arguments; records its result line with the broker's CPU ove
     failed=1
   fi
 }
-run produce --topic bench-1k-p1 --records "$n1k" --size 1024 --acks 1 --partitions 1
-run produce --topic bench-1k-p8 --records "$n1k" --size 1024 --acks 1 --partitions 8
-run produce --topic bench-100-p1 --records "$n100" --size 100 --acks 1 --partitions 1
-run produce --topic bench-100-p8 --records "$n100" --size 100 --acks 1 --partitions 8
-run consume --topic bench-1k-p1 --records "$n1k"
-run consume --topic bench-1k-p8 --records "$n1k"
-run latency --topic bench-latency --rate 5000 --seconds 10 --size 1024 --acks 1
+for round in $(seq "$bench_rounds"); do
+  echo "---- round $round of $bench_rounds ----"
+  for p in 1 8; do
+    run "$round" produce --topic "bench-1k-p$p-$round" --records "$n1k" --size 1024 --acks 1 \
+      --partitions "$p"
+  done
+  for p in 1 8; do
+    run "$round" produce --topic "bench-100-p$p-$round" --records "$n100" --size 100 --acks 1 \
+      --partitions "$p"
+  done
+  run "$round" consume --topic "bench-1k-p1-$round" --records "$n1k"
+  run "$round" consume --topic "bench-1k-p8-$round" --records "$n1k"
+  run "$round" latency --topic "bench-latency-$round" --rate 5000 --seconds 10 --size 1024 --acks 1
+  for t in 1k-p1 1k-p8 100-p1 100-p8 latency; do
+    "$mirra" topics --bootstrap-server "$broker_bootstrap" --delete --topic "bench-$t-$round" \
+      --if-exists >/dev/null || { echo "run.sh: FAILED: deleting bench-$t-$round" >&2; failed=1; }
+  done
+done
 
 bench_stop_broker "$broker_pid" broker || failed=1
 
-python3 - "$results" "$(nproc)" <<'PY'
-import sys
-rows = [dict(kv.split("=", 1) for kv in line.split()) for line in open(sys.argv[1])]
-ncpu = int(sys.argv[2])
-limit = {r["name"]: float(r["mb_per_s"]) for r in rows if r["mode"] == "limit"}
-def find(mode, topic):
-    return next((r for r in rows if r["mode"] == mode and r["topic"] == topic), None)
-
-print()
-print(f"machine limits: loopback TCP (iperf3) {limit['loopback']:.1f} MB/s, page-cache write (dd) "
-      f"{limit['cache']:.1f} MB/s, disk write + fdatasync (dd) {limit['disk']:.1f} MB/s"
-      + (f", memcpy {limit['memcpy']:.0f} MB/s" if "memcpy" in limit else "") + f"; {ncpu} cores")
-print(f"{'figure':28s} {'MB/s':>8s} {'records/s':>10s} {'/loopback':>9s} {'/cache':>7s} {'/disk':>7s}"
-      f" {'cpu s/GB':>9s} {'cores':>6s}")
-for label, mode, topic in [
-    ("produce 1 KiB, 1 partition", "produce", "bench-1k-p1"),
-    ("produce 1 KiB, 8 partitions", "produce", "bench-1k-p8"),
-    ("produce 100 B, 1 partition", "produce", "bench-100-p1"),
-    ("produce 100 B, 8 partitions", "produce", "bench-100-p8"),
-    ("consume 1 KiB, 1 partition", "consume", "bench-1k-p1"),
-    ("consume 1 KiB, 8 partitions", "consume", "bench-1k-p8"),
-]:
-    r = find(mode, topic)
-    if r is None:
-        print(f"{label:28s} {'failed':>8s}")
-        continue
-    mb, secs = float(r["mb_per_s"]), float(r["seconds"])
-    cpu = float(r["cpu_s"]) + float(r["broker_cpu_s"])
-    # Consume is served from the page cache: only the loopback ratio means something for it.
-    ratio = lambda name: f"{mb / limit[name]:6.2f}x" if mode == "produce" else f"{'-':>7s}"
-    print(f"{label:28s} {mb:8.1f} {float(r['records_per_s']):10,.0f} {mb / limit['loopback']:8.2f}x"
-          f" {ratio('cache')} {ratio('disk')} {cpu / (mb * secs / 1e3):9.2f} {cpu / secs:6.2f}")
-lat = find("latency", "bench-latency")
-if lat:
-    cores = (float(lat["cpu_s"]) + float(lat["broker_cpu_s"])) / float(lat["seconds_total"])
-    print(f"produce latency at {lat['rate']} msg/s (achieved {lat['achieved_rate']}, 1 KiB, "
-          f"linger.ms={lat['linger_ms']}): p50 {lat['p50_ms']} ms, p99 {lat['p99_ms']} ms, "
-          f"p99.9 {lat['p999_ms']} ms, max {lat['max_ms']} ms ({cores:.2f} cores)")
-
-print()
-print(f"goals ({ncpu} cores, client and broker sharing them):")
-def goal(label, value, ok):
-    print(f"  {label:44s} {value:>12s}  {'met' if ok else 'NOT met'}")
-best_produce = max((float(r["mb_per_s"]) for r in rows
-                    if r["mode"] == "produce" and r["size"] == "1024"), default=0)
-best_consume = max((float(r["mb_per_s"]) for r in rows if r["mode"] == "consume"), default=0)
-goal("produce 1 KiB >= 400 MB/s (best of 1 and 8)", f"{best_produce:.1f} MB/s", best_produce >= 400)
-goal("consume >= 800 MB/s (best of 1 and 8)", f"{best_consume:.1f} MB/s", best_consume >= 800)
-if lat:
-    goal("p99 produce latency < 2 ms at 5,000 msg/s", f"{float(lat['p99_ms']):.3f} ms",
-         float(lat["p99_ms"]) < 2)
-PY
+python3 bench/broker/report.py "$results" "$(nproc)" "$bench_rounds"
 exit "$failed"

@@ -14,8 +14,9 @@
 //              topic has the source's (the source must be idle), e.g. while a mirror catches up.
 //
 // Each result is one line of key=value pairs on stdout (MB = 10^6 bytes of record values; cpu_s
-// = this process's user + system CPU); diagnostics go to stderr. Any delivery or fetch error,
-// or no progress for --stall-seconds, makes the exit code 1.
+// = this process's user + system CPU, cpu_user_s and cpu_sys_s the two apart); diagnostics go
+// to stderr. Any delivery or fetch error, or no progress for --stall-seconds, makes the exit
+// code 1.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -222,7 +223,7 @@ int run_copy(const Options& o) {
   std::vector<int64_t> next(end.size(), 0);  // per partition: the offset after the last consumed
   long consumed = 0, fetch_errors = 0;
   double bytes = 0;
-  const double cpu0 = bench::cpu_seconds();
+  const bench::CpuTimes cpu0 = bench::cpu_times();
   const auto start = Clock::now();
   auto last_progress = start;
   source.start_all();
@@ -252,12 +253,13 @@ int run_copy(const Options& o) {
   if (rd_kafka_flush(producer, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     die("flush: " + std::to_string(rd_kafka_outq_len(producer)) + " records undelivered after 60 s");
   }
-  const double cpu = bench::cpu_seconds() - cpu0;
+  const bench::CpuTimes cpu = bench::cpu_times() - cpu0;
   const double secs = seconds_between(start, st.last_delivery);
   std::printf("mode=copy topic=%s to_topic=%s partitions=%d records=%ld seconds=%.3f "
-              "records_per_s=%.0f mb_per_s=%.1f cpu_s=%.2f errors=%ld\n",
+              "records_per_s=%.0f mb_per_s=%.1f %s errors=%ld\n",
               o.topic.c_str(), o.to_topic.c_str(), source.partitions, consumed, secs,
-              consumed / secs, bytes / secs / 1e6, cpu, st.errors + fetch_errors);
+              consumed / secs, bytes / secs / 1e6, bench::cpu_fields(cpu).c_str(),
+              st.errors + fetch_errors);
   rd_kafka_destroy(producer);
   return st.errors + fetch_errors == 0 ? 0 : 1;
 }
@@ -294,7 +296,7 @@ int run_lag(const Options& o) {
   PartitionReader reader(conf, o.topic);
   LagStats st;
   st.lag_us.reserve(static_cast<size_t>(o.records));
-  const double cpu0 = bench::cpu_seconds();
+  const bench::CpuTimes cpu0 = bench::cpu_times();
   reader.start_all();
   bool ready = o.ready_file.empty();
   auto last_progress = Clock::now();
@@ -314,15 +316,16 @@ int run_lag(const Options& o) {
       return 1;
     }
   }
-  const double cpu = bench::cpu_seconds() - cpu0;
+  const bench::CpuTimes cpu = bench::cpu_times() - cpu0;
   if (st.log_append_time) std::fprintf(stderr, "mirra_relay: lag: LogAppendTime records: not produce-to-consume lag\n");
   std::vector<int64_t>& lag = st.lag_us;
   std::sort(lag.begin(), lag.end());
   std::printf("mode=lag topic=%s records=%zu p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f max_ms=%.1f "
-              "cpu_s=%.2f errors=%ld\n",
+              "%s errors=%ld\n",
               o.topic.c_str(), lag.size(), bench::percentile_ms(lag, 0.50),
               bench::percentile_ms(lag, 0.99), bench::percentile_ms(lag, 0.999),
-              static_cast<double>(lag.back()) / 1000.0, cpu, st.errors);
+              static_cast<double>(lag.back()) / 1000.0, bench::cpu_fields(cpu).c_str(),
+              st.errors);
   return st.errors == 0 && !st.log_append_time ? 0 : 1;
 }
 

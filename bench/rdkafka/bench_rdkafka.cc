@@ -80,11 +80,22 @@ int partition_count(rd_kafka_t* rk, const std::string& topic) {
   return n;
 }
 
-double cpu_seconds() {
+CpuTimes cpu_times() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return s(ru.ru_utime) + s(ru.ru_stime);
+  return {s(ru.ru_utime), s(ru.ru_stime)};
+}
+
+CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
+  return {a.user_s - b.user_s, a.system_s - b.system_s};
+}
+
+std::string cpu_fields(const CpuTimes& c) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "cpu_s=%.2f cpu_user_s=%.2f cpu_sys_s=%.2f", c.total(), c.user_s,
+                c.system_s);
+  return buf;
 }
 
 double seconds_between(Clock::time_point a, Clock::time_point b) {

@@ -33,8 +33,17 @@ void create_topic(rd_kafka_t* rk, const std::string& topic, int partitions);
 // The topic's partition count from a metadata request; dies if the topic is unknown.
 int partition_count(rd_kafka_t* rk, const std::string& topic);
 
-// This process's user + system CPU seconds so far.
-double cpu_seconds();
+// This process's CPU seconds so far, user and system apart: on a shared VM the system part
+// (page faults, copies to and from sockets and files) is the one that moves between runs.
+struct CpuTimes {
+  double user_s = 0;
+  double system_s = 0;
+  double total() const { return user_s + system_s; }
+};
+CpuTimes cpu_times();
+CpuTimes operator-(const CpuTimes& a, const CpuTimes& b);
+// "cpu_s=T cpu_user_s=U cpu_sys_s=S": the CPU fields of a result line (T = U + S).
+std::string cpu_fields(const CpuTimes& c);
 
 double seconds_between(Clock::time_point a, Clock::time_point b);
 
