@@ -102,7 +102,7 @@ asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
   if (const MirrorStateValue* old = states_.get(key)) v = *old;
   v.mirror = mirror;
   if (!source_cluster_id.empty()) v.source_cluster_id = source_cluster_id;
-  v.previous_state = v.state;
+  if (v.state != static_cast<int8_t>(state)) v.previous_state = v.state;
   v.state = static_cast<int8_t>(state);
   if (lmo >= 0) v.last_mirrored_offset = lmo;
   co_return co_await states_.put(key, std::move(v), states_.epoch_of(key));
@@ -395,8 +395,12 @@ asio::awaitable<AddedTopic> MirrorManager::create_mirror_topic(
   out.id = created.value();
   for (size_t p = 0; p < source.partitions.size(); ++p) {
     const MirrorStateKey key{out.id, static_cast<int32_t>(p)};
-    if (Status s = co_await write_state(key, runner.name(), MirrorState::preparing, -1,
-                                        source_cluster_id);
+    // The runner fetches a mirror topic as soon as it is in the image, so it may have
+    // recorded a state first (FAILED, with its retry count): that state stays.
+    const MirrorStateValue* first = states_.get(key);
+    const MirrorState state =
+        first != nullptr ? static_cast<MirrorState>(first->state) : MirrorState::preparing;
+    if (Status s = co_await write_state(key, runner.name(), state, -1, source_cluster_id);
         !s.ok()) {
       out.status = s;
       co_return out;
