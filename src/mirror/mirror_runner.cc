@@ -49,7 +49,7 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerCon
                              std::chrono::milliseconds(5000));
   if (!admin.ok()) return admin.status();
   r->admin_ = std::move(admin.value());
-  // MIRRORING.md §10: a client id per fetcher, which the source's quotas can throttle. A short
+  // docs/mirroring-design.md §10: a client id per fetcher, which the source's quotas can throttle. A short
   // retry timeout: the loops retry on their own, and one partition's retries inside a fetch
   // hold up the answer for the others.
   for (int32_t f = 0; f < std::max(1, ctx.broker.num_fetchers); ++f) {

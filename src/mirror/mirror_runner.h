@@ -1,4 +1,4 @@
-// MirrorRunner: one mirror's data path (MIRRORING.md §2, §3). It owns the mirror's clients of
+// MirrorRunner: one mirror's data path (docs/mirroring-design.md §2, §3). It owns the mirror's clients of
 // the source cluster: one for admin calls and one per fetcher (mirror.num.fetchers). Every
 // mirror partition belongs to one fetcher (by hash); each fetcher keeps one fetch loop per
 // source broker that leads any of its partitions, so a slow or unreachable broker never holds
@@ -56,7 +56,7 @@ struct PartitionMirrorStatus {
   int32_t answers_pending = 0;
   int64_t next_offset = -1;
   uint64_t generation = 0;
-  // MIRRORING.md §12: what was mirrored lately, the newest timestamp mirrored (the time lag is
+  // docs/mirroring-design.md §12: what was mirrored lately, the newest timestamp mirrored (the time lag is
   // measured from it) and the round trip of the last fetch that asked for the partition (long
   // polling included).
   RateMeter bytes;
