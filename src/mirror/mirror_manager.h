@@ -1,8 +1,7 @@
 // MirrorManager: every mirror's runtime on this broker. It keeps one MirrorRunner per mirror of
 // the metadata image (sync() after CreateMirror/DeleteMirror and at start-up) and serves
 // AddTopicsToMirror: resolving names and patterns on the source, creating each destination
-// topic with the source's topic id, partition count and topic configs
-// (docs/mirroring-design.md §1, §4).
+// topic with the source's id, partition count and topic configs (docs/mirroring-design.md §1, §4).
 //
 // Threading: the core thread.
 #pragma once
