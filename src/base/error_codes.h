@@ -1,4 +1,4 @@
-// Every Kafka protocol error code, plus Mirra's mirroring codes (MIRRORING.md §13), in one table.
+// Every Kafka protocol error code, plus Mirra's mirroring codes (docs/mirroring-design.md §13).
 //
 // The table itself lives in error_codes.inc as X-macro rows:
 //   MIRRA_ERROR(NAME, number, retriable, "default message")

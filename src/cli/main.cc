@@ -1,6 +1,6 @@
-// The `mirra` command line. Subcommands grow with the project (server, topics, mirror, ...);
-// today it runs the broker's first slice, shows the protocol surface and inspects captured
-// request frames.
+// The `mirra` command line: `server` runs a broker; `topics`, `produce`, `consume`, `groups`,
+// `transactions` and `mirror` are clients of a running cluster (one file each, registered below);
+// `api-versions` shows the protocol surface and `decode-frame` inspects captured request frames.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 

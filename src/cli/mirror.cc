@@ -1,6 +1,6 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
-// kafka-mirror.sh (MIRRORING.md §7): --create, --delete, --list, --add, --describe, --remove
-// (failover), --pause, --resume (which also recovers FAILED partitions).
+// kafka-mirror.sh (docs/mirroring-design.md §7): --create, --delete, --list, --add, --describe,
+// --remove (failover), --pause, --resume (which also recovers FAILED partitions).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>

@@ -1,5 +1,6 @@
-// Client's calls of Mirra's mirror admin RPCs (MIRRORING.md §7). They go to the controller,
-// which owns the metadata the mirrors live in; NOT_CONTROLLER is followed as for topics.
+// Client's calls of Mirra's mirror admin RPCs (docs/mirroring-design.md §7). They go to the
+// controller, which owns the metadata the mirrors live in; NOT_CONTROLLER is followed as for
+// topics.
 #include <type_traits>
 
 #include <fmt/format.h>

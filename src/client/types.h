@@ -372,12 +372,12 @@ struct AbortTransactionSpec {
   int32_t coordinator_epoch = 0;
 };
 
-// ---- mirrors (MIRRORING.md §7) ------------------------------------------------------------------
+// ---- mirrors (docs/mirroring-design.md §7) ------------------------------------------------------
 
 struct MirrorTopicListing {
   std::string name;
   Uuid id;
-  int8_t state = -1;  // MIRRORING.md §3's numbers; -1: none
+  int8_t state = -1;  // docs/mirroring-design.md §3's numbers; -1: none
 };
 
 struct MirrorListing {

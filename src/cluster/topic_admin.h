@@ -70,7 +70,7 @@ class TopicAdmin {
   // that mirror.name cannot be set.
   asio::awaitable<Status> set_mirror_name(const std::string& name, const std::string& mirror);
   // Raises a partition's leader epoch to `epoch` (nothing if it is there already): a mirror
-  // partition keeps its epoch at or above every epoch it copied (MIRRORING.md §2).
+  // partition keeps its epoch at or above every epoch it copied (docs/mirroring-design.md §2).
   asio::awaitable<Status> raise_leader_epoch(const std::string& name, int32_t partition,
                                              int32_t epoch);
   asio::awaitable<Status> alter_topic_configs(

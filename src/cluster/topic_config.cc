@@ -64,7 +64,7 @@ const std::vector<TopicConfigDef>& topic_config_defs() {
       {"min.cleanable.dirty.ratio", T::kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio"}},
        "Share of uncompacted log that triggers compaction."},
       {"mirror.name", T::kString, "", {},
-       "The mirror this topic belongs to (MIRRORING.md): set by AddTopicsToMirror, never by "
+       "The mirror this topic belongs to (docs/mirroring.md): set by AddTopicsToMirror, never by "
        "clients; while set the topic is read-only for them."},
       {"mirror.replication.throttled.replicas", T::kList, "", {},
        "Partitions (partition:broker, or *) whose mirror fetches count against "

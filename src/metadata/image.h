@@ -36,8 +36,8 @@ struct TopicInfo {
   std::map<std::string, std::string> configs;  // topic-level overrides only (Kafka names)
 };
 
-// A mirror: a named link to a source cluster (MIRRORING.md §1). Its topics are the topics whose
-// `mirror.name` config names it.
+// A mirror: a named link to a source cluster (docs/mirroring-design.md §1). Its topics are the
+// topics whose `mirror.name` config names it.
 struct MirrorInfo {
   std::string name;
   std::map<std::string, std::string> configs;  // every config, secrets included

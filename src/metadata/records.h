@@ -64,8 +64,8 @@ struct ProducerIdsRecord {
   bool operator==(const ProducerIdsRecord&) const = default;
 };
 
-// A mirror (MIRRORING.md §1) exists with exactly these configs: the first record of a name
-// creates it, a later one replaces all of its configs. Secrets are among them, in the clear:
+// A mirror (docs/mirroring-design.md §1) exists with exactly these configs: the first record of a
+// name creates it, a later one replaces all of its configs. Secrets are among them, in the clear:
 // the metadata log is the destination's own storage, and no API returns them.
 struct MirrorRecord {
   std::string name;

@@ -22,9 +22,9 @@ namespace mirra::mirror {
 std::vector<const metadata::TopicInfo*> mirror_topics(const metadata::MetadataImage& image,
                                                       std::string_view name);
 
-// READ_ONLY_TOPIC (MIRRORING.md §4) when `partition` of `topic` (-1: any of its partitions) is a
-// mirror partition in any state but STOPPED, naming its mirror and the way to make it
-// writable; OK otherwise (unknown topics included: the caller reports those). Without `states`
+// READ_ONLY_TOPIC (docs/mirroring-design.md §4) when `partition` of `topic` (-1: any of its
+// partitions) is a mirror partition in any state but STOPPED, naming its mirror and the way to make
+// it writable; OK otherwise (unknown topics included: the caller reports those). Without `states`
 // (mirroring not running) every mirror partition is read-only.
 Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
                       std::string_view topic, int32_t partition);

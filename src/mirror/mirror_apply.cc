@@ -1,4 +1,4 @@
-// MirrorRunner's handling of one partition's fetch answer (MIRRORING.md §2, §3): the copy of
+// MirrorRunner's handling of one partition's fetch answer (docs/mirroring-design.md §2, §3): the copy of
 // its batches, the log start, an out-of-range position, the leader-epoch invariant, and the
 // state transitions of success and failure.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// A mirror's configs (MIRRORING.md §11): the keys a mirror accepts, their defaults, which of
-// them are secrets, and the checks CreateMirror applies. Pure: no I/O, unit-tested in
+// A mirror's configs (docs/mirroring-design.md §11): the keys a mirror accepts, their defaults,
+// which of them are secrets, and the checks CreateMirror applies. Pure: no I/O, unit-tested in
 // tests/mirror/mirror_config_test.cc.
 #pragma once
 
@@ -46,7 +46,7 @@ const MirrorConfigs& mirror_config_defaults();
 // `configs` for a log line: keys in order, secrets shown as "(redacted)".
 std::string describe_for_log(const MirrorConfigs& configs);
 
-// The broker's mirroring settings (MIRRORING.md §11), the same for every mirror: server
+// The broker's mirroring settings (docs/mirroring-design.md §11), the same for every mirror: server
 // properties, read at start-up (src/server/config.cc).
 struct MirrorBrokerConfig {
   int32_t num_fetchers = 1;                          // mirror.num.fetchers

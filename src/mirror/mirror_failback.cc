@@ -1,6 +1,6 @@
 // MirrorManager's restart of a topic that already exists here with the source's topic id
-// (MIRRORING.md §6): a STOPPED topic of this mirror mirrored again after a failover, or the
-// original topic of the cluster that was the source before a failover (failback). Nothing is
+// (docs/mirroring-design.md §6): a STOPPED topic of this mirror mirrored again after a failover, or
+// the original topic of the cluster that was the source before a failover (failback). Nothing is
 // truncated before the loop check has passed.
 #include <fmt/format.h>
 

@@ -9,7 +9,8 @@ FailureKind classify_failure(ErrorCode code) {
   switch (code) {
     case ErrorCode::NONE:
       return FailureKind::transient;
-    // §2: these lead to a metadata refresh and a retry, never to FAILED by themselves.
+    // docs/mirroring-design.md §2.1: these lead to a metadata refresh and a retry, never to
+    // FAILED by themselves.
     case ErrorCode::NOT_LEADER_OR_FOLLOWER:
     case ErrorCode::LEADER_NOT_AVAILABLE:
     case ErrorCode::FENCED_LEADER_EPOCH:
@@ -26,7 +27,7 @@ FailureKind classify_failure(ErrorCode code) {
     case ErrorCode::COORDINATOR_LOAD_IN_PROGRESS:
     case ErrorCode::THROTTLING_QUOTA_EXCEEDED:
       return FailureKind::transient;
-    // §3: what no retry can fix.
+    // docs/mirroring-design.md §3.2: what no retry can fix.
     case ErrorCode::OFFSET_MOVED_TO_TIERED_STORAGE:
     case ErrorCode::CORRUPT_MESSAGE:
     case ErrorCode::INCONSISTENT_TOPIC_ID:

@@ -1,5 +1,5 @@
-// How a mirror partition's errors are handled (MIRRORING.md §2, §3). Pure: unit-tested in
-// tests/mirror/mirror_failure_test.cc.
+// How a mirror partition's errors are handled (docs/mirroring-design.md §2, §3). Pure: unit-tested
+// in tests/mirror/mirror_failure_test.cc.
 //
 // Three kinds: a transient error (leader moved, connection lost, source busy) is retried with a
 // short backoff and never makes the partition FAILED; any other error makes it FAILED, which

@@ -29,9 +29,9 @@ bool matches_any(const std::string& list, const std::string& text) {
   return false;
 }
 
-// Source topic configs a mirror never copies (MIRRORING.md §8): its own membership, throttling
-// lists, settings that only make sense for the source's replicas or clients, and tiered storage,
-// which destination mirror topics cannot enable.
+// Source topic configs a mirror never copies (docs/mirroring-design.md §8): its own membership,
+// throttling lists, settings that only make sense for the source's replicas or clients, and tiered
+// storage, which destination mirror topics cannot enable.
 bool never_copied(const std::string& key) {
   static const std::set<std::string> keys = {
       std::string(cluster::kMirrorNameConfig), "leader.replication.throttled.replicas",
@@ -384,7 +384,7 @@ asio::awaitable<AddedTopic> MirrorManager::create_mirror_topic(
   topic.partitions = static_cast<int32_t>(source.partitions.size());
   topic.configs = std::move(configs.value());
   // A source without topic ids (Metadata before v10, librdkafka's mock) gets a fresh one; the
-  // topic is then matched by name (MIRRORING.md §4).
+  // topic is then matched by name (docs/mirroring-design.md §4).
   if (!source.id.is_zero()) topic.id = source.id;
   topic.mirror_name = runner.name();
   auto created = co_await topics_.create_topic(std::move(topic), false);

@@ -1,7 +1,7 @@
 // MirrorManager: every mirror's runtime on this broker. It keeps one MirrorRunner per mirror of
 // the metadata image (sync() after CreateMirror/DeleteMirror and at start-up) and serves
 // AddTopicsToMirror: resolving names and patterns on the source, creating each destination
-// topic with the source's topic id, partition count and topic configs (MIRRORING.md §1, §4).
+// topic with the source's id, partition count and topic configs (docs/mirroring-design.md §1, §4).
 //
 // Threading: the core thread.
 #pragma once
@@ -52,7 +52,7 @@ struct MirrorTopicOutcome {
   Status status;
 };
 
-// `__mirror_state` (MIRRORING.md §3, §11: mirror.state.topic.num.partitions).
+// `__mirror_state` (docs/mirroring-design.md §3, §11: mirror.state.topic.num.partitions).
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
 
 class MirrorManager {
@@ -88,8 +88,8 @@ class MirrorManager {
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);
 
-  // RemoveTopicsFromMirror, the failover (MIRRORING.md §5): per partition STOPPING, no more
-  // appends, truncation to the local LSO, the LMO recorded, STOPPED (writable). Idempotent.
+  // RemoveTopicsFromMirror, the failover (docs/mirroring-design.md §5): per partition STOPPING, no
+  // more appends, truncation to the local LSO, the LMO recorded, STOPPED (writable). Idempotent.
   asio::awaitable<Result<std::vector<StoppedTopic>>> failover(
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);

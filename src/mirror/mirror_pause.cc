@@ -1,5 +1,5 @@
-// MirrorManager's PauseMirrorTopics and ResumeMirrorTopics (MIRRORING.md §3, §7): PAUSED
-// partitions are not fetched and stay read-only; resume continues from the local log end. A
+// MirrorManager's PauseMirrorTopics and ResumeMirrorTopics (docs/mirroring-design.md §3, §7):
+// PAUSED partitions are not fetched and stay read-only; resume continues from the local log end. A
 // FAILED partition is recovered by a resume: back to its previous state, retries from zero.
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// MirrorRunner: one mirror's data path (MIRRORING.md §2, §3). It owns the mirror's clients of
+// MirrorRunner: one mirror's data path (docs/mirroring-design.md §2, §3). It owns the mirror's clients of
 // the source cluster: one for admin calls and one per fetcher (mirror.num.fetchers). Every
 // mirror partition belongs to one fetcher (by hash); each fetcher keeps one fetch loop per
 // source broker that leads any of its partitions, so a slow or unreachable broker never holds

@@ -1,5 +1,5 @@
-// The records of `__mirror_state` (MIRRORING.md §3): one key per mirror partition, its latest
-// value wins (the topic is compacted). Layout in docs/formats/mirror_state.md.
+// The records of `__mirror_state` (docs/mirroring-design.md §3): one key per mirror partition, its
+// latest value wins (the topic is compacted). Layout in docs/formats/mirror_state.md.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace mirra::mirror {
 
-// MIRRORING.md §3's states, with the numbers DescribeMirrors and ListMirrors carry.
+// docs/mirroring-design.md §3's states, with the numbers DescribeMirrors and ListMirrors carry.
 enum class MirrorState : int8_t {
   preparing = 0, mirroring = 1, paused = 2, stopping = 3, stopped = 4, failed = 5,
 };

@@ -1,5 +1,5 @@
-// MirrorStateStore: the durable state of every mirror partition (MIRRORING.md §3) in the
-// compacted internal topic `__mirror_state`, owned by this broker's mirror manager (the
+// MirrorStateStore: the durable state of every mirror partition (docs/mirroring-design.md §3) in
+// the compacted internal topic `__mirror_state`, owned by this broker's mirror manager (the
 // MirrorCoordinator of a single node). A state is appended before it is adopted, and each write
 // names the state epoch it expects, so that a writer working from a stale read is fenced
 // (INVALID_MIRROR_STATE).

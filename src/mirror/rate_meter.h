@@ -1,6 +1,6 @@
-// RateMeter: an amount per second over the last few whole seconds (MIRRORING.md §12: the bytes
-// and records a partition mirrors per second, for DescribeMirrors). One-second buckets in a
-// ring: an add is a few instructions, so it can run on every append. The current, partial
+// RateMeter: an amount per second over the last few whole seconds (docs/mirroring-design.md §12:
+// the bytes and records a partition mirrors per second, for DescribeMirrors). One-second buckets in
+// a ring: an add is a few instructions, so it can run on every append. The current, partial
 // second is left out so that the figure does not jump within a second.
 #pragma once
 

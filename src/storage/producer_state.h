@@ -2,7 +2,7 @@
 // five batches (duplicate detection and sequence checks), and its open transaction, if any.
 //
 // Every producer id except -1 is real, negative ones included: mirroring rewrites source ids to
-// -(p + 2) (MIRRORING.md §2), and those must open, commit and abort transactions like any other.
+// -(p + 2) (docs/mirroring-design.md §2); those open, commit and abort transactions like others.
 //
 // Owned by the PartitionLog that holds it; not thread-safe. The log calls check_client_batch()
 // before assigning offsets to a client batch and on_batch_appended() after every batch that

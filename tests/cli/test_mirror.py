@@ -100,7 +100,7 @@ def test_bad_names_and_configs(server, tmp_path):
     assert_one_line_error(mirra("mirror", "--list"), "--bootstrap-server")
 
 
-MIRROR_RESOURCE = 64  # Mirra's config resource type for mirrors (MIRRORING.md §7)
+MIRROR_RESOURCE = 64  # Mirra's config resource type for mirrors (docs/mirroring-design.md §7)
 SET, DELETE, APPEND = 0, 1, 2
 INVALID_CONFIG, UNKNOWN_MIRROR = 40, 137
 INT, LIST, PASSWORD = 3, 7, 9  # DescribeConfigs config types

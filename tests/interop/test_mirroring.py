@@ -1,12 +1,12 @@
-"""Cluster mirroring between two real `mirra server` processes (MIRRORING.md §1-5, §7): a
-source written by python3-confluent-kafka producers (plain with every codec, keys, headers and
-null values; idempotent; transactional with commits and aborts) over 8 partitions, mirrored into
-a destination with `mirra mirror --create/--add`, must end up with the same topic id and
-partition count, the same records at the same offsets, read_committed consumers that read the
-same, and batches that equal the source's byte for byte except the producer id (rewritten to
--(p+2)) and the CRC. Mirror topics are read-only (real clients fail fast), follow the source's
-log start, and fail over to the local LSO with a durable LMO. Every wait is a bounded poll of a
-condition, never a sleep."""
+"""Cluster mirroring between two real `mirra server` processes (docs/mirroring-design.md §1-5, §7):
+a source written by python3-confluent-kafka producers (plain with every codec, keys, headers and
+null values; idempotent; transactional with commits and aborts) over 8 partitions, mirrored into a
+destination with `mirra mirror --create/--add`, must end up with the same topic id and partition
+count, the same records at the same offsets, read_committed consumers that read the same, and
+batches that equal the source's byte for byte except the producer id (rewritten to -(p+2)) and the
+CRC. Mirror topics are read-only (real clients fail fast), follow the source's log start, and fail
+over to the local LSO with a durable LMO. Every wait is a bounded poll of a condition, never a
+sleep."""
 import struct
 import time
 

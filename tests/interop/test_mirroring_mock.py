@@ -2,11 +2,11 @@
 (tests/tools/mock_cluster) with 3 brokers as the source, a real `mirra server` as the
 destination.
 
-The mock is a limited Kafka: Metadata v0-2 only, so no topic ids (the destination makes a fresh
-one and matches the topic by name, MIRRORING.md §4); no admin APIs (no DescribeCluster: the
-cluster id comes from Metadata v2; no DescribeConfigs: no topic configs are copied); one batch
-per partition per Fetch; transactions without markers or a last stable offset (so none are
-produced here: read_committed would show aborted records on the source itself).
+The mock is a limited Kafka: Metadata v0-2 only, so no topic ids (the destination makes a fresh one
+and matches the topic by name, docs/mirroring-design.md §4); no admin APIs (no DescribeCluster: the
+cluster id comes from Metadata v2; no DescribeConfigs: no topic configs are copied); one batch per
+partition per Fetch; transactions without markers or a last stable offset (so none are produced
+here: read_committed would show aborted records on the source itself).
 
 A topic of 6 partitions led by all 3 brokers gets records from python3-confluent-kafka
 producers (every codec, keys, null keys and values, repeated and empty headers, explicit

@@ -1,8 +1,8 @@
-"""Operating mirrors between two real `mirra server` processes (MIRRORING.md §3, §5, §7):
-pause and resume, a FAILED partition retried with exponential backoff and recovered by the
+"""Operating mirrors between two real `mirra server` processes (docs/mirroring-design.md §3, §5,
+§7): pause and resume, a FAILED partition retried with exponential backoff and recovered by the
 operator (failures injected with MIRRA_FAILPOINTS, base/failpoint.h: a storage error of one
-partition's mirror appends), DeleteMirror refused while topics mirror, and kill -9 in the middle
-of a failover. Every wait is a bounded poll of a condition, never a sleep."""
+partition's mirror appends), DeleteMirror refused while topics mirror, and kill -9 in the middle of
+a failover. Every wait is a bounded poll of a condition, never a sleep."""
 import re
 import struct
 import subprocess
@@ -14,7 +14,8 @@ from mirroring import PID_AT, describe, ok, start_mirror, watermarks_of
 from raw_admin import incremental_alter
 
 STEP = 30  # seconds: the bound of each wait
-MIRROR_RESOURCE, SET = 64, 0  # the mirror config resource (MIRRORING.md §7), IncrementalAlterConfigs SET
+# The mirror config resource (docs/mirroring-design.md §7) and IncrementalAlterConfigs' SET.
+MIRROR_RESOURCE, SET = 64, 0
 
 
 def produce(bootstrap, topic, partitions, count, tag):

@@ -118,8 +118,8 @@ class BatchView {
 Status patch_base_offset(std::span<uint8_t> batch, int64_t base_offset);
 Status patch_leader_epoch(std::span<uint8_t> batch, int32_t epoch);
 
-// MIRRORING.md §2: the producer id of a mirrored batch. p >= 0 becomes -(p + 2) (so -2, -3, ...,
-// never colliding with the destination's own ids or with -1); -1 stays -1; other negatives
+// docs/mirroring-design.md §2: the producer id of a mirrored batch. p >= 0 becomes -(p + 2) (so -2,
+// -3, ..., never colliding with the destination's own ids or with -1); -1 stays -1; other negatives
 // (already mirrored) stay as they are. INT64_MAX has no image (rewrite_producer_id refuses it).
 constexpr int64_t mirrored_producer_id(int64_t p) { return p >= 0 && p < INT64_MAX ? -p - 2 : p; }
 

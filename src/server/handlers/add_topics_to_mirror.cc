@@ -1,5 +1,5 @@
-// AddTopicsToMirror (key 95, MIRRORING.md §1, §4, §7): start mirroring source topics (names
-// and regular expressions) into topics with the same name, id, partition count and configs.
+// AddTopicsToMirror (key 95, docs/mirroring-design.md §1, §4, §7): start mirroring source topics
+// (names and regular expressions) into topics with the same name, id, partition count and configs.
 #include "protocol/messages/add_topics_to_mirror.h"
 
 #include "mirror/mirror_manager.h"

@@ -24,8 +24,8 @@
 
 namespace mirra::server {
 
-// MIRRORING.md §7: a mirror's configs are a config resource of their own. Kafka has no number
-// for it; Mirra takes the next free one after Kafka's GROUP (32).
+// docs/mirroring-design.md §7: a mirror's configs are a config resource of their own. Kafka has no
+// number for it; Mirra takes the next free one after Kafka's GROUP (32).
 inline constexpr int8_t kMirrorConfigResource = 64;
 
 // What a config resource of a request designates.

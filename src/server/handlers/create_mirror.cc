@@ -1,6 +1,6 @@
-// CreateMirror (key 94, MIRRORING.md §7): the destination learns a source cluster under a name.
-// The configs are checked and stored (mirror/mirror_admin.h); secrets are never echoed, not even
-// in an error message.
+// CreateMirror (key 94, docs/mirroring-design.md §7): the destination learns a source cluster under
+// a name. The configs are checked and stored (mirror/mirror_admin.h); secrets are never echoed, not
+// even in an error message.
 #include "protocol/messages/create_mirror.h"
 
 #include "mirror/mirror_admin.h"

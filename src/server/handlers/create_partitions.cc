@@ -77,7 +77,7 @@ asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
       s = Status(ErrorCode::INVALID_REQUEST,
                  fmt::format("topic \"{}\" is listed more than once in the request", t.name));
     } else {
-      // A mirror topic's partitions follow its source's (MIRRORING.md §4, §8).
+      // A mirror topic's partitions follow its source's (docs/mirroring-design.md §4, §8).
       s = check_writable(ctx, t.name, -1);
       if (s.ok()) s = check_assignments(ctx, t);
     }

@@ -1,5 +1,5 @@
-// DeleteMirror (key 104, MIRRORING.md §7): forgets a mirror whose topics are all STOPPED
-// (failed over); they become ordinary topics.
+// DeleteMirror (key 104, docs/mirroring-design.md §7): forgets a mirror whose topics are all
+// STOPPED (failed over); they become ordinary topics.
 #include "protocol/messages/delete_mirror.h"
 
 #include "mirror/mirror_admin.h"

@@ -55,7 +55,7 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
         pr.error_code = error_number(found.error);
         continue;
       }
-      // A mirror topic's log start follows its source (MIRRORING.md §4).
+      // A mirror topic's log start follows its source (docs/mirroring-design.md §4).
       if (Status s = check_writable(ctx, t.name, p.partition_index); !s.ok()) {
         pr.error_code = error_number(s.code());
         continue;

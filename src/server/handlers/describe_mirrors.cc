@@ -1,5 +1,5 @@
-// DescribeMirrors (key 99, MIRRORING.md §7, §12): per mirror and partition, the state, the
-// source's log start and high watermark, the destination's log end, the lag in offsets and in
+// DescribeMirrors (key 99, docs/mirroring-design.md §7, §12): per mirror and partition, the state,
+// the source's log start and high watermark, the destination's log end, the lag in offsets and in
 // time, the rates, the fetch round trip and the last error.
 #include "protocol/messages/describe_mirrors.h"
 

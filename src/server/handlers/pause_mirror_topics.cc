@@ -1,5 +1,5 @@
-// PauseMirrorTopics (key 102) and ResumeMirrorTopics (key 103), MIRRORING.md §3, §7: a paused
-// partition is not fetched and stays read-only; resume continues from the local log end and
+// PauseMirrorTopics (key 102) and ResumeMirrorTopics (key 103), docs/mirroring-design.md §3, §7: a
+// paused partition is not fetched and stays read-only; resume continues from the local log end and
 // recovers FAILED partitions.
 #include "protocol/messages/pause_mirror_topics.h"
 #include "protocol/messages/resume_mirror_topics.h"

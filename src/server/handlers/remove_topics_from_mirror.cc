@@ -1,5 +1,5 @@
-// RemoveTopicsFromMirror (key 96, MIRRORING.md §5): the failover. Each partition stops being
-// fetched, is truncated to its local LSO, records that as its LMO and becomes writable.
+// RemoveTopicsFromMirror (key 96, docs/mirroring-design.md §5): the failover. Each partition stops
+// being fetched, is truncated to its local LSO, records that as its LMO and becomes writable.
 #include "protocol/messages/remove_topics_from_mirror.h"
 
 #include "mirror/mirror_manager.h"
