@@ -3,17 +3,25 @@
 # Idempotent: when everything is already installed it does nothing (no apt-get update).
 set -euo pipefail
 
+# Each package is used by the tree; the comment says where.
 PACKAGES=(
-  # build
+  # build: CMakeLists.txt (Ninja, ccache, pkg-config for zstd/lz4/rdkafka), the protocol code
+  # generator (python3), the sanitizer and fuzz build (clang + its runtime libraries)
   build-essential cmake ninja-build ccache pkg-config python3
   clang libclang-rt-14-dev
-  # libraries
-  libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libasio-dev libssl-dev
+  # style: scripts/format.sh (clang-format 14) and .clang-tidy
+  clang-format clang-tidy
+  # libraries: fmt and asio everywhere, CLI11 (src/cli), the record codecs (src/protocol/records),
+  # librdkafka (the mock source cluster in tests/tools, the benchmarks' clients)
+  libfmt-dev libasio-dev libcli11-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev librdkafka-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
-  kcat python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-pytest
-  nodejs npm iperf3 fio
+  # tests: gtest; the interop and CLI suites (pytest, kcat, confluent-kafka, kafka-python with
+  # its snappy/lz4/zstd codecs, kafkajs through node and npm)
+  libgtest-dev
+  kcat python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4
+  python3-zstandard nodejs npm
+  # benchmarks: bench/ (Google Benchmark, iperf3 for the loopback limit)
+  libbenchmark-dev iperf3
 )
 
 missing=()

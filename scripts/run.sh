@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja >/dev/null
+. scripts/lib/build.sh  # the same build/ as scripts/test.sh
+mirra_configure_release
 cmake --build build --target mirra
 if [ "${1:-}" = "--broker" ]; then
   shift

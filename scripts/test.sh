@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what Mirra needs, builds it, and runs every test: the unit, golden and round-trip
-# tests in the release build, then the unit tests, the broker process tests and short fuzz runs
-# under ASan + UBSan.
+# Installs what Mirra needs, checks the C++ layout (scripts/format.sh --check), builds it, and
+# runs every test: the unit, golden and round-trip tests in the release build, then the unit
+# tests, the broker process tests and short fuzz runs under ASan + UBSan.
 # This is the README's test command; .ci/run calls it and nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,17 +15,17 @@ if [ -f package-lock.json ]; then
   fi
 fi
 
-# ccache keys on paths relative to the checkout, so a fresh clone in another folder (CI) reuses
-# the objects an earlier build of the same sources left in the cache.
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+. scripts/lib/build.sh  # build/ configured as scripts/run.sh does: one build for both
+
+echo "== format check (clang-format) =="
+scripts/format.sh --check
 
 echo "== release build (g++) =="
-cmake -S . -B build -G Ninja -DMIRRA_WERROR=ON >/dev/null
+mirra_configure_release
 cmake --build build
 ctest --test-dir build --output-on-failure -j 2
 
 echo "== sanitizer build (clang, ASan + UBSan, libFuzzer) =="
-cmake -S . -B build-asan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DMIRRA_SANITIZE=ON -DMIRRA_FUZZ=ON -DMIRRA_BENCH=OFF -DMIRRA_WERROR=ON >/dev/null
+mirra_configure_asan
 cmake --build build-asan
 ctest --test-dir build-asan -L 'unit|fuzz|interop' --output-on-failure -j 2

@@ -26,7 +26,7 @@ asio::any_io_executor ShardPool::executor(size_t shard) const {
 }
 
 size_t ShardPool::shard_for(const Uuid& topic_id, int32_t partition) const {
-  const size_t h = std::hash<Uuid>{}(topic_id) * 31 + static_cast<size_t>(partition);
+  const size_t h = std::hash<Uuid>()(topic_id) * 31 + static_cast<size_t>(partition);
   return h % shards_.size();
 }
 

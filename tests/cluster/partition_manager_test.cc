@@ -1,0 +1,204 @@
+// PartitionManager through a real store and log directory: created partitions are open on
+// their shard, run() executes there and refreshes the core thread's view (offsets, waiters),
+// deleted and offline partitions refuse work without calling it, and a restart reopens the
+// logs, finishes interrupted deletions and moves directories of no topic aside.
+#include "cluster/partition_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster_fixture.h"
+#include "storage/checkpoint.h"
+
+namespace mirra::cluster::testing {
+namespace {
+
+using PartitionManagerTest = ClusterTest;
+
+// The names of the entries of a directory, sorted.
+std::set<std::string> entries(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
+  return out;
+}
+
+TEST_F(PartitionManagerTest, CreatedPartitionsAreOpenOnTheirShard) {
+  auto id = create("orders", 3);
+  ASSERT_TRUE(id.ok()) << id.status().to_string();
+  EXPECT_EQ(partitions_->partition_count(), 3u);
+  for (int32_t i = 0; i < 3; ++i) {
+    auto p = partitions_->find("orders", i);
+    ASSERT_NE(p, nullptr) << "partition " << i;
+    EXPECT_TRUE(p->online()) << p->offline_reason;
+    EXPECT_EQ(p->topic_id, id.value());
+    EXPECT_EQ(p->shard, shards_.shard_for(id.value(), i));
+    // The directory exists and records the topic id (Kafka's partition.metadata).
+    const fs::path pdir = dir() / ("orders-" + std::to_string(i));
+    auto recorded = storage::read_partition_metadata(pdir);
+    ASSERT_TRUE(recorded.ok()) << recorded.status().to_string();
+    ASSERT_TRUE(recorded.value().has_value());
+    EXPECT_EQ(*recorded.value(), id.value());
+  }
+  EXPECT_EQ(partitions_->find("orders", 3), nullptr);
+  EXPECT_EQ(partitions_->find("orders", -1), nullptr);
+  EXPECT_EQ(partitions_->find("nothing", 0), nullptr);
+}
+
+TEST_F(PartitionManagerTest, RunExecutesOnThePartitionsShard) {
+  ASSERT_TRUE(create("orders", 4).ok());
+  for (int32_t i = 0; i < 4; ++i) {
+    auto p = partitions_->find("orders", i);
+    ASSERT_NE(p, nullptr);
+    std::optional<Result<std::thread::id>> ran_on;
+    run([&]() -> asio::awaitable<void> {
+      ran_on.emplace(co_await partitions_->run(p, [](storage::PartitionLog&) {
+        return Result<std::thread::id>(std::this_thread::get_id());
+      }));
+    }());
+    ASSERT_TRUE(ran_on->ok()) << ran_on->status().to_string();
+    EXPECT_EQ(ran_on->value(), shard_thread(p->shard)) << "partition " << i;
+  }
+}
+
+TEST_F(PartitionManagerTest, RunRefreshesTheOffsetsAndWakesWaiters) {
+  ASSERT_TRUE(create("orders", 1).ok());
+  auto p = partitions_->find("orders", 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->offsets.log_end, 0);
+
+  // A long-polling fetch: a timer that only a change of offsets ends.
+  auto timer = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
+  bool woken = false;
+  timer->async_wait(
+      [&](const asio::error_code& ec) { woken = ec == asio::error::operation_aborted; });
+  p->add_waiter(timer);
+
+  auto appended = append(p, 5);
+  ASSERT_TRUE(appended.ok()) << appended.status().to_string();
+  EXPECT_EQ(appended->first_offset, 0);
+  EXPECT_EQ(appended->last_offset, 4);
+  // The core thread's view follows the shard's log without another round trip.
+  EXPECT_EQ(p->offsets.log_end, 5);
+  EXPECT_EQ(p->offsets.high_watermark, 5);
+  EXPECT_EQ(p->offsets.log_start, 0);
+  EXPECT_TRUE(run_until([&] { return woken; }));
+}
+
+TEST_F(PartitionManagerTest, ARunThatChangesNothingLeavesWaitersAlone) {
+  ASSERT_TRUE(create("orders", 1).ok());
+  auto p = partitions_->find("orders", 0);
+  ASSERT_NE(p, nullptr);
+  auto timer = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
+  bool fired = false;
+  timer->async_wait([&](const asio::error_code&) { fired = true; });
+  p->add_waiter(timer);
+  std::optional<Status> s;
+  run([&]() -> asio::awaitable<void> {
+    s.emplace(co_await partitions_->run(p, [](storage::PartitionLog&) { return Status::OK(); }));
+  }());
+  ASSERT_TRUE(s->ok());
+  io_.restart();
+  io_.poll();  // everything ready to run has run
+  EXPECT_FALSE(fired);
+  timer->cancel();
+  EXPECT_TRUE(run_until([&] { return fired; }));
+}
+
+TEST_F(PartitionManagerTest, ADeletedPartitionRefusesWorkWithoutRunningIt) {
+  ASSERT_TRUE(create("orders", 2).ok());
+  auto p = partitions_->find("orders", 1);
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(append(p, 3).ok());
+
+  std::optional<Status> deleted;
+  run([&]() -> asio::awaitable<void> {
+    deleted.emplace(co_await admin_->delete_topic("orders"));
+  }());
+  ASSERT_TRUE(deleted->ok()) << deleted->to_string();
+  EXPECT_TRUE(p->removed);
+  EXPECT_EQ(partitions_->find("orders", 0), nullptr);
+  EXPECT_EQ(partitions_->partition_count(), 0u);
+
+  bool called = false;
+  std::optional<Status> s;
+  run([&]() -> asio::awaitable<void> {
+    s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
+      called = true;
+      return Status::OK();
+    }));
+  }());
+  EXPECT_FALSE(called);
+  EXPECT_EQ(s->code(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  // Both directories are gone, not left behind as "-delete".
+  for (const auto& name : entries(dir())) EXPECT_EQ(name.find("orders"), std::string::npos) << name;
+}
+
+TEST_F(PartitionManagerTest, AnOfflinePartitionAnswersStorageError) {
+  ASSERT_TRUE(create("orders", 1).ok());
+  close();
+  // A file where the partition's directory should be: the log cannot open.
+  fs::remove_all(dir() / "orders-0");
+  { std::ofstream(dir() / "orders-0") << "not a directory"; }
+  open();
+  auto p = partitions_->find("orders", 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(p->online());
+  bool called = false;
+  std::optional<Status> s;
+  run([&]() -> asio::awaitable<void> {
+    s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
+      called = true;
+      return Status::OK();
+    }));
+  }());
+  EXPECT_FALSE(called);
+  EXPECT_EQ(s->code(), ErrorCode::KAFKA_STORAGE_ERROR);
+}
+
+TEST_F(PartitionManagerTest, ARestartReopensTheLogsAndCleansTheDirectory) {
+  auto id = create("orders", 2);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(append(partitions_->find("orders", 0), 7).ok());
+  ASSERT_TRUE(append(partitions_->find("orders", 1), 2).ok());
+  close();
+
+  // A directory of no topic, and a deletion that a crash interrupted.
+  fs::create_directories(dir() / "ghost-0");
+  fs::create_directories(dir() / "gone-0.0000000000000000000000-delete");
+  open();
+
+  EXPECT_EQ(partitions_->partition_count(), 2u);
+  auto p0 = partitions_->find("orders", 0);
+  auto p1 = partitions_->find("orders", 1);
+  ASSERT_NE(p0, nullptr);
+  ASSERT_NE(p1, nullptr);
+  EXPECT_TRUE(p0->online()) << p0->offline_reason;
+  EXPECT_EQ(p0->topic_id, id.value());
+  EXPECT_EQ(p0->offsets.log_end, 7);
+  EXPECT_EQ(p1->offsets.log_end, 2);
+  // Appends go on where the log ended.
+  auto more = append(p0, 1);
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->first_offset, 7);
+
+  const std::set<std::string> names = entries(dir());
+  EXPECT_EQ(names.count("ghost-0"), 0u);
+  EXPECT_EQ(names.count("gone-0.0000000000000000000000-delete"), 0u);
+  int strays = 0;
+  for (const auto& n : names) {
+    if (n.rfind("ghost-0.", 0) == 0 && n.size() > 6 && n.substr(n.size() - 6) == "-stray") ++strays;
+  }
+  EXPECT_EQ(strays, 1);
+  // The checkpoint files the shutdown wrote.
+  EXPECT_EQ(names.count(storage::kRecoveryPointCheckpoint), 1u);
+  EXPECT_EQ(names.count(storage::kLogStartCheckpoint), 1u);
+}
+
+}  // namespace
+}  // namespace mirra::cluster::testing
