@@ -1,6 +1,10 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
-// kafka-mirror.sh (docs/mirroring-design.md §7): --create, --delete, --list, --add, --describe,
-// --remove (failover), --pause, --resume (which also recovers FAILED partitions).
+// kafka-mirror.sh (docs/mirroring-design.md §7): --create, --delete, --list, --add, --describe, --remove
+// (failover), --pause, --resume (which also recovers FAILED partitions). Later drafts of the
+// KIP name the tool kafka-cluster-mirrors.sh and spell three of them differently; both
+// spellings work (src/cli/README.md): --start is --add, --stop is --remove and --recover is
+// --resume (the same ResumeMirrorTopics request: a FAILED partition goes back to the state it
+// failed in with its retries reset, a PAUSED one is fetched again).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -76,18 +80,20 @@ Status check_args(const MirrorArgs& a) {
   const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) +
                       int(a.describe) + int(a.failover) + int(a.pause) + int(a.resume);
   if (actions != 1) {
-    return Status(ErrorCode::INVALID_REQUEST, "exactly one of --create, --delete, --add, "
-                                              "--remove, --pause, --resume, --list and "
-                                              "--describe is needed");
+    return Status(ErrorCode::INVALID_REQUEST, "exactly one of --create, --delete, --add "
+                                              "(--start), --remove (--stop), --pause, --resume "
+                                              "(--recover), --list and --describe is needed");
   }
   const bool topic_action = a.add || a.failover || a.pause || a.resume;
   if ((a.create || a.remove || topic_action) && a.mirror.empty()) {
     return Status(ErrorCode::INVALID_REQUEST, "--mirror is required with --create, --delete, "
-                                              "--add, --remove, --pause and --resume");
+                                              "--add (--start), --remove (--stop), --pause and "
+                                              "--resume (--recover)");
   }
   if (topic_action != !a.topics.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
-                  "--topic goes with --add, --remove, --pause and --resume, which need it");
+                  "--topic goes with --add (--start), --remove (--stop), --pause and --resume "
+                  "(--recover), which need it");
   }
   if (a.json && !a.describe) {
     return Status(ErrorCode::INVALID_REQUEST, "--json goes with --describe only");
@@ -269,22 +275,23 @@ void add_mirror_command(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<MirrorArgs>();
   CLI::App* sub = app.add_subcommand(
       "mirror", "Manage mirrors of source clusters: create, add topics, describe, fail over, "
-                "delete (like kafka-mirror.sh)");
+                "delete (like kafka-mirror.sh; kafka-cluster-mirrors.sh's --start, --stop and "
+                "--recover are accepted as --add, --remove and --resume)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_option("--command-config", a->command_config, "Client properties file");
   sub->add_option("--command-property", a->command_properties, "Client property key=value");
   sub->add_flag("--create", a->create, "Create a mirror (--mirror, --mirror-config)");
   sub->add_flag("--delete", a->remove, "Delete a mirror whose topics are all failed over");
   sub->add_flag("--list", a->list, "List the mirrors");
-  sub->add_flag("--add", a->add, "Start mirroring source topics (--mirror, --topic)");
-  sub->add_flag("--remove", a->failover,
+  sub->add_flag("--add,--start", a->add, "Start mirroring source topics (--mirror, --topic)");
+  sub->add_flag("--remove,--stop", a->failover,
                 "Fail topics over: stop mirroring them, truncate to the LSO, make writable "
                 "(--mirror, --topic)");
   sub->add_flag("--pause", a->pause,
                 "Stop fetching topics; they stay read-only (--mirror, --topic)");
-  sub->add_flag("--resume", a->resume,
-                "Fetch paused topics again from their log end; recovers FAILED partitions too "
-                "(--mirror, --topic)");
+  sub->add_flag("--resume,--recover", a->resume,
+                "Fetch paused topics again from their log end; recovers FAILED partitions too: "
+                "the state they failed in, retries reset (--mirror, --topic)");
   sub->add_flag("--describe", a->describe,
                 "Per partition: state, source high watermark, destination log end, lag, LMO, "
                 "retries, last error ([--mirror M] [--json])");

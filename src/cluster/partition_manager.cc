@@ -67,6 +67,7 @@ Result<storage::LogConfig> PartitionManager::log_config_for(const metadata::Topi
 }
 
 std::shared_ptr<Partition> PartitionManager::find(std::string_view topic, int32_t index) const {
+  MIRRA_ASSERT_OWNER(owner_);
   auto it = topics_.find(topic);
   if (it == topics_.end() || index < 0 || static_cast<size_t>(index) >= it->second.size()) {
     return nullptr;
@@ -75,6 +76,7 @@ std::shared_ptr<Partition> PartitionManager::find(std::string_view topic, int32_
 }
 
 size_t PartitionManager::partition_count() const {
+  MIRRA_ASSERT_OWNER(owner_);
   size_t n = 0;
   for (const auto& [name, parts] : topics_) n += parts.size();
   return n;
@@ -114,6 +116,7 @@ void PartitionManager::clean_log_dir(const metadata::MetadataImage& image) {
 }
 
 asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& image) {
+  MIRRA_ASSERT_OWNER(owner_);
   clean_log_dir(image);
   auto recovery = storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
   auto starts = storage::read_offset_checkpoint(options_.log_dir / storage::kLogStartCheckpoint);
@@ -154,6 +157,7 @@ asio::awaitable<void> PartitionManager::open_partition(std::shared_ptr<Partition
     PartitionOffsets offsets;
   };
   Opened opened = co_await run_on(shards_.executor(p->shard), [&]() -> Opened {
+    MIRRA_ASSERT(shards_.on_shard(p->shard), "{}-{} opened off its shard", p->topic, p->index);
     auto log = storage::PartitionLog::open(dir, config, options);
     if (!log.ok()) return {log.status(), {}};
     if (Status s = storage::write_partition_metadata(dir, p->topic_id); !s.ok()) return {s, {}};
@@ -169,6 +173,7 @@ asio::awaitable<void> PartitionManager::open_partition(std::shared_ptr<Partition
 }
 
 asio::awaitable<void> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto config = log_config_for(topic);
   auto& parts = topics_[topic.name];
   for (size_t i = parts.size(); i < topic.partitions.size(); ++i) {
@@ -186,6 +191,7 @@ asio::awaitable<void> PartitionManager::add_partitions(const metadata::TopicInfo
 }
 
 asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& topic) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto config = log_config_for(topic);
   if (!config.ok()) {
     MIRRA_LOG_ERROR("topic {}: new config not applied: {}", topic.name, config.status().message());
@@ -205,6 +211,7 @@ asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& t
 }
 
 asio::awaitable<void> PartitionManager::remove_topic(const std::string& topic) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto it = topics_.find(topic);
   if (it == topics_.end()) co_return;
   std::vector<std::shared_ptr<Partition>> parts = std::move(it->second);
@@ -215,6 +222,7 @@ asio::awaitable<void> PartitionManager::remove_topic(const std::string& topic) {
     const fs::path dir = dir_of(*p);
     // Queued behind every job already posted for the partition, so none of them loses its log.
     co_await run_on(shards_.executor(p->shard), [&]() {
+      MIRRA_ASSERT(shards_.on_shard(p->shard), "{}-{} removed off its shard", p->topic, p->index);
       if (p->log) {
         if (Status s = p->log->close(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
         p->log.reset();
@@ -226,6 +234,7 @@ asio::awaitable<void> PartitionManager::remove_topic(const std::string& topic) {
 }
 
 void PartitionManager::start_housekeeping() {
+  MIRRA_ASSERT_OWNER(owner_);
   asio::co_spawn(core_, housekeeping_loop(), asio::detached);
   asio::co_spawn(core_, checkpoint_loop(), asio::detached);
 }
@@ -241,6 +250,7 @@ asio::awaitable<void> PartitionManager::housekeeping_loop() {
 }
 
 asio::awaitable<void> PartitionManager::apply_retention_all() {
+  MIRRA_ASSERT_OWNER(owner_);
   std::vector<std::shared_ptr<Partition>> all;
   for (const auto& [name, parts] : topics_) all.insert(all.end(), parts.begin(), parts.end());
   for (auto& p : all) {
@@ -270,6 +280,7 @@ asio::awaitable<void> PartitionManager::checkpoint_loop() {
 }
 
 asio::awaitable<Status> PartitionManager::write_checkpoints() {
+  MIRRA_ASSERT_OWNER(owner_);
   struct Points {
     int64_t recovery_point;
     int64_t log_start;
@@ -297,6 +308,7 @@ asio::awaitable<Status> PartitionManager::write_checkpoints() {
 }
 
 asio::awaitable<void> PartitionManager::shutdown() {
+  MIRRA_ASSERT_OWNER(owner_);
   stopping_ = true;
   housekeeping_timer_.cancel();
   checkpoint_timer_.cancel();

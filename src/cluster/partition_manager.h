@@ -6,7 +6,8 @@
 // Threading: the manager itself lives on the core thread; every storage call goes to the
 // partition's shard through run(), which also refreshes the partition's core-thread offsets
 // and wakes long-polling fetches when they moved. Handlers use it; they never see segment
-// files.
+// files. Both rules are checked where assertions are on (base/assert.h): the manager's calls
+// with MIRRA_ASSERT_OWNER, the log work with ShardPool::on_shard().
 //
 // The metadata image is the truth about which partitions exist: start-up opens (and creates)
 // exactly those, renames any other partition directory to "<dir>.<id>-stray" with a warning,
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "base/status.h"
 #include "cluster/partition.h"
 #include "cluster/shard_pool.h"
@@ -121,11 +123,13 @@ class PartitionManager {
   asio::steady_timer housekeeping_timer_;
   asio::steady_timer checkpoint_timer_;
   bool stopping_ = false;
+  ThreadOwner owner_;  // the core thread
 };
 
 template <typename F>
 auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
     -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>> {
+  MIRRA_ASSERT_OWNER(owner_);
   using R = std::invoke_result_t<F&, storage::PartitionLog&>;
   auto pending = std::make_shared<Pending<R>>(core_);
   if (p->removed) {
@@ -138,7 +142,9 @@ auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
                           fmt::format("{}-{} is offline: {}", p->topic, p->index, p->offline_reason))));
     return pending;
   }
-  asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_]() mutable {
+  asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_,
+                                          shards = &shards_]() mutable {
+    MIRRA_ASSERT(shards->on_shard(p->shard), "{}-{}'s log used off its shard", p->topic, p->index);
     R result = f(*p->log);
     const PartitionOffsets offsets = offsets_of(*p->log);
     asio::post(core, [p, pending, offsets, result = std::move(result)]() mutable {

@@ -25,6 +25,10 @@ asio::any_io_executor ShardPool::executor(size_t shard) const {
   return shards_.at(shard)->io.get_executor();
 }
 
+bool ShardPool::on_shard(size_t shard) const {
+  return shards_.at(shard)->io.get_executor().running_in_this_thread();
+}
+
 size_t ShardPool::shard_for(const Uuid& topic_id, int32_t partition) const {
   const size_t h = std::hash<Uuid>()(topic_id) * 31 + static_cast<size_t>(partition);
   return h % shards_.size();

@@ -32,6 +32,8 @@ class ShardPool {
   asio::any_io_executor executor(size_t shard) const;
   // The shard that owns a partition: fixed for the partition's life.
   size_t shard_for(const Uuid& topic_id, int32_t partition) const;
+  // Whether the calling thread is `shard`'s (for MIRRA_ASSERT: a log touched off its shard).
+  bool on_shard(size_t shard) const;
   // Runs every job already posted, then joins the threads. Idempotent.
   void stop();
 

@@ -89,6 +89,7 @@ Status GroupCoordinator::check_available(const std::string& group_id) const {
 }
 
 asio::awaitable<Status> GroupCoordinator::ready_for(const std::string& group_id) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (group_id.empty()) co_return Status(ErrorCode::INVALID_GROUP_ID, "the group id is empty");
   if (stopped_) co_return Status(ErrorCode::COORDINATOR_NOT_AVAILABLE, "the broker is stopping");
   co_return co_await topic_.ensure_created();
@@ -169,6 +170,7 @@ static void await_join(Member& m, JoinWaiter waiter, Group& g, int16_t version) 
 asio::awaitable<JoinGroupResponse> GroupCoordinator::join(const JoinGroupRequest& req,
                                                           int16_t version,
                                                           const ClientInfo& client) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (Status st = check_available(req.group_id); !st) {
     co_return join_error(st.code(), req.member_id, version);
   }
@@ -312,6 +314,7 @@ JoinWaiter GroupCoordinator::join_known_member(Group& g, const JoinGroupRequest&
 
 asio::awaitable<SyncGroupResponse> GroupCoordinator::sync(const SyncGroupRequest& req,
                                                           int16_t version) {
+  MIRRA_ASSERT_OWNER(owner_);
   (void)version;
   if (Status st = check_available(req.group_id); !st) co_return sync_error(st.code());
   auto git = groups_.find(req.group_id);
@@ -395,6 +398,7 @@ asio::awaitable<void> GroupCoordinator::complete_sync(std::string group_id, int3
 }
 
 protocol::HeartbeatResponse GroupCoordinator::heartbeat(const protocol::HeartbeatRequest& req) {
+  MIRRA_ASSERT_OWNER(owner_);
   protocol::HeartbeatResponse r;
   auto answer = [&](ErrorCode c) {
     r.error_code = code(c);
@@ -416,6 +420,7 @@ protocol::HeartbeatResponse GroupCoordinator::heartbeat(const protocol::Heartbea
 
 asio::awaitable<protocol::LeaveGroupResponse> GroupCoordinator::leave(
     const protocol::LeaveGroupRequest& req, int16_t version) {
+  MIRRA_ASSERT_OWNER(owner_);
   using Identity = protocol::LeaveGroupRequest::MemberIdentity;
   protocol::LeaveGroupResponse r;
   std::vector<Identity> leaving = req.members;

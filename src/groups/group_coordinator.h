@@ -15,8 +15,9 @@
 // partition is read back; until a group's partition is loaded its requests get
 // COORDINATOR_LOAD_IN_PROGRESS.
 //
-// Threading: core thread only. Timing is checked by one periodic sweep (kSweepInterval): join
-// and sync deadlines, expired sessions, expired offsets.
+// Threading: core thread only (checked: MIRRA_ASSERT_OWNER, base/assert.h). Timing is checked
+// by one periodic sweep (kSweepInterval): join and sync deadlines, expired sessions, expired
+// offsets.
 #pragma once
 
 #include <chrono>
@@ -26,6 +27,7 @@
 #include <string>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "base/status.h"
 #include "groups/group.h"
 #include "groups/group_config.h"
@@ -193,6 +195,7 @@ class GroupCoordinator {
   SteadyClock::time_point next_offset_expiry_;
   bool stopped_ = false;
   std::chrono::milliseconds max_phase_wait_ = std::chrono::milliseconds::max();
+  ThreadOwner owner_;  // the core thread
 };
 
 }  // namespace mirra::groups

@@ -155,6 +155,7 @@ void GroupCoordinator::persist_group(const Group& g) {
 }
 
 void GroupCoordinator::start() {
+  MIRRA_ASSERT_OWNER(owner_);
   if (topic_.exists()) {
     for (int32_t p = 0; p < topic_.partition_count(); ++p) loading_.insert(p);
   }
@@ -163,6 +164,7 @@ void GroupCoordinator::start() {
 }
 
 void GroupCoordinator::stop() {
+  MIRRA_ASSERT_OWNER(owner_);
   stopped_ = true;
   sweep_timer_.cancel();
   for (auto& [gid, g] : groups_) {
@@ -197,6 +199,7 @@ asio::awaitable<void> GroupCoordinator::sweep_loop() {
 }
 
 void GroupCoordinator::sweep() {
+  MIRRA_ASSERT_OWNER(owner_);
   const auto now = SteadyClock::now();
   for (auto& [gid, g] : groups_) {
     if (g.is(GroupState::preparing_rebalance) && now >= g.join_deadline) {

@@ -50,6 +50,7 @@ std::set<std::string> subscribed_topics(const Group& g) {
 
 asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommitRequest& req,
                                                                int16_t version) {
+  MIRRA_ASSERT_OWNER(owner_);
   OffsetCommitResponse r = commit_response<OffsetCommitResponse>(req);
   const int32_t generation = req.generation_id_or_member_epoch;
   if (Status st = check_available(req.group_id); !st) {
@@ -123,6 +124,7 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_
     const std::string& group_id,
     const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics,
     bool require_stable) {
+  MIRRA_ASSERT_OWNER(owner_);
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
   out.group_id = group_id;
   if (Status st = check_available(group_id); !st) {
@@ -162,6 +164,7 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_
 
 asio::awaitable<protocol::OffsetDeleteResponse> GroupCoordinator::delete_offsets(
     const protocol::OffsetDeleteRequest& req) {
+  MIRRA_ASSERT_OWNER(owner_);
   protocol::OffsetDeleteResponse r;
   if (Status st = check_available(req.group_id); !st) {
     r.error_code = error_number(st.code());
@@ -205,6 +208,7 @@ asio::awaitable<protocol::OffsetDeleteResponse> GroupCoordinator::delete_offsets
 
 protocol::ListGroupsResponse GroupCoordinator::list(const protocol::ListGroupsRequest& req,
                                                     int16_t version) {
+  MIRRA_ASSERT_OWNER(owner_);
   (void)version;
   protocol::ListGroupsResponse r;
   if (!loading_.empty()) r.error_code = error_number(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS);
@@ -234,6 +238,7 @@ protocol::ListGroupsResponse GroupCoordinator::list(const protocol::ListGroupsRe
 
 protocol::DescribeGroupsResponse::DescribedGroup GroupCoordinator::describe(
     const std::string& group_id, int16_t version) {
+  MIRRA_ASSERT_OWNER(owner_);
   (void)version;
   protocol::DescribeGroupsResponse::DescribedGroup out;
   out.group_id = group_id;
@@ -267,6 +272,7 @@ protocol::DescribeGroupsResponse::DescribedGroup GroupCoordinator::describe(
 
 asio::awaitable<protocol::DeleteGroupsResponse::DeletableGroupResult>
 GroupCoordinator::delete_group(const std::string& group_id) {
+  MIRRA_ASSERT_OWNER(owner_);
   protocol::DeleteGroupsResponse::DeletableGroupResult out;
   out.group_id = group_id;
   if (Status st = check_available(group_id); !st) {

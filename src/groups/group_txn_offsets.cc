@@ -39,6 +39,7 @@ ErrorCode check_txn_committer(const Group* g, const TxnOffsetCommitRequest& req)
 
 asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
     const TxnOffsetCommitRequest& req) {
+  MIRRA_ASSERT_OWNER(owner_);
   TxnOffsetCommitResponse r = commit_response<TxnOffsetCommitResponse>(req);
   if (Status st = check_available(req.group_id); !st) {
     fail_all(r, st.code());
@@ -74,6 +75,7 @@ asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
 }
 
 void GroupCoordinator::complete_txn(int64_t producer_id, int32_t group_partition, bool commit) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto it = txn_offsets_.find(producer_id);
   if (it == txn_offsets_.end()) return;
   auto& by_group = it->second;

@@ -39,13 +39,20 @@ std::string_view mirror_state_name(int8_t state) {
   return state >= 0 && state < 6 ? names[state] : "-";
 }
 
-int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic) {
-  for (const metadata::PartitionInfo& p : topic.partitions) {
-    const MirrorStateValue* v = states.get({topic.id, p.partition});
+int8_t topic_state(const std::vector<const MirrorStateValue*>& partitions) {
+  for (const MirrorStateValue* v : partitions) {
     if (v == nullptr) return static_cast<int8_t>(MirrorState::preparing);
     if (static_cast<MirrorState>(v->state) != MirrorState::stopped) return v->state;
   }
   return static_cast<int8_t>(MirrorState::stopped);
+}
+
+int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic) {
+  std::vector<const MirrorStateValue*> partitions;
+  for (const metadata::PartitionInfo& p : topic.partitions) {
+    partitions.push_back(states.get({topic.id, p.partition}));
+  }
+  return topic_state(partitions);
 }
 
 Status check_writable(const metadata::MetadataImage& image, const MirrorStateStore* states,
@@ -75,6 +82,7 @@ asio::awaitable<Status> MirrorAdmin::create(
     const std::string& name,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& configs,
     bool validate_only) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (Status s = validate_mirror_name(name); !s.ok()) co_return s;
   auto valid = validate_mirror_configs(configs);
   if (!valid.ok()) co_return valid.status();
@@ -89,6 +97,7 @@ asio::awaitable<Status> MirrorAdmin::create(
   Status s = co_await store_.change(build);
   if (s.ok() && !validate_only) {
     MIRRA_LOG_INFO("created mirror {} ({})", name, describe_for_log(valid.value()));
+    changed();  // its runner starts
   }
   co_return s;
 }
@@ -96,6 +105,7 @@ asio::awaitable<Status> MirrorAdmin::create(
 asio::awaitable<Status> MirrorAdmin::alter_configs(
     const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only) {
+  MIRRA_ASSERT_OWNER(owner_);
   MirrorConfigs next;
   auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
     const metadata::MirrorInfo* m = image.mirror(name);
@@ -111,12 +121,14 @@ asio::awaitable<Status> MirrorAdmin::alter_configs(
   Status s = co_await store_.change(build);
   if (s.ok() && !validate_only) {
     MIRRA_LOG_INFO("mirror {}: configs altered, now {}", name, describe_for_log(next));
+    changed();  // its runner reconnects with them
   }
   co_return s;
 }
 
 asio::awaitable<Status> MirrorAdmin::remove(const std::string& name,
                                             const MirrorStateStore& states) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
     if (image.mirror(name) == nullptr) {
       return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
@@ -139,8 +151,15 @@ asio::awaitable<Status> MirrorAdmin::remove(const std::string& name,
     return out;
   };
   Status s = co_await store_.change(build);
-  if (s.ok()) MIRRA_LOG_INFO("deleted mirror {}", name);
+  if (s.ok()) {
+    MIRRA_LOG_INFO("deleted mirror {}", name);
+    changed();  // its runner stops
+  }
   co_return s;
+}
+
+void MirrorAdmin::changed() const {
+  if (on_change_) on_change_();
 }
 
 }  // namespace mirra::mirror

@@ -1,16 +1,22 @@
-// MirrorAdmin: creating and deleting mirrors (CreateMirror, DeleteMirror) through the metadata
-// store, and the read side the list/describe handlers share. A mirror is a MirrorRecord in the
-// metadata log; its topics are the topics whose `mirror.name` config names it.
+// MirrorAdmin: creating, altering and deleting mirrors (CreateMirror, the mirror config
+// resource of IncrementalAlterConfigs / AlterConfigs, DeleteMirror) through the metadata store,
+// and the read side MirrorManager's describe and list share. A mirror is a MirrorRecord in the
+// metadata log; its topics are the topics whose `mirror.name` config names it. Each change
+// written calls the on_change() hook, which the broker points at MirrorManager::sync(): the
+// runners follow every change without the handlers' help.
 //
-// Threading: the core thread, like the MetadataStore it writes through.
+// Threading: the core thread, like the MetadataStore it writes through (checked:
+// MIRRA_ASSERT_OWNER, base/assert.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "base/status.h"
 #include "cluster/metadata_store.h"
 #include "mirror/mirror_config.h"
@@ -38,12 +44,18 @@ std::optional<std::string> recorded_source_cluster_id(
 std::string_view mirror_state_name(int8_t state);
 
 // A topic's state as ListMirrors shows it: STOPPED when every partition is, else the state of
-// the first partition that is not (PREPARING for one without a state yet).
+// the first partition that is not (PREPARING for one without a state yet). `partitions`: each
+// partition's state in partition order, nullptr for none.
+int8_t topic_state(const std::vector<const MirrorStateValue*>& partitions);
 int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& topic);
 
 class MirrorAdmin {
  public:
   explicit MirrorAdmin(cluster::MetadataStore& store) : store_(store) {}
+
+  // Called after each change that was written (not for validate_only, nor for a refused
+  // change), once the image shows it.
+  void on_change(std::function<void()> hook) { on_change_ = std::move(hook); }
 
   // INVALID_MIRROR_NAME, INVALID_CONFIG (mirror_config.h), MIRROR_ALREADY_EXISTS; with
   // `validate_only` nothing is written.
@@ -53,7 +65,7 @@ class MirrorAdmin {
       bool validate_only);
   // The mirror config resource of DescribeConfigs' alter side: `changes` (key -> value, or
   // nullopt to remove) checked as CreateMirror checks configs (INVALID_CONFIG naming the key),
-  // then the MirrorRecord replaced; MirrorManager::sync() reconnects that mirror with them.
+  // then the MirrorRecord replaced; the on_change hook reconnects that mirror with them.
   // UNKNOWN_MIRROR.
   asio::awaitable<Status> alter_configs(
       const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
@@ -63,7 +75,11 @@ class MirrorAdmin {
   asio::awaitable<Status> remove(const std::string& name, const MirrorStateStore& states);
 
  private:
+  void changed() const;
+
   cluster::MetadataStore& store_;
+  std::function<void()> on_change_;
+  ThreadOwner owner_;  // the core thread
 };
 
 }  // namespace mirra::mirror

@@ -75,6 +75,7 @@ cluster::InternalTopicSpec state_topic_spec(int32_t partitions) {
 }
 
 asio::awaitable<Status> MirrorManager::start() {
+  MIRRA_ASSERT_OWNER(owner_);
   if (Status s = co_await states_.load(); !s.ok()) co_return s;
   // A failover that a crash interrupted is finished before anything fetches (§3).
   const auto states = states_.all();  // a copy: stopping changes the map
@@ -98,6 +99,7 @@ asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
                                                    const std::string& mirror, MirrorState state,
                                                    int64_t lmo,
                                                    const std::string& source_cluster_id) {
+  MIRRA_ASSERT_OWNER(owner_);
   MirrorStateValue v;
   if (const MirrorStateValue* old = states_.get(key)) v = *old;
   v.mirror = mirror;
@@ -148,6 +150,7 @@ asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string
 asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
     const std::string& mirror, const std::vector<std::string>& names,
     const std::vector<std::string>& patterns) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (!started_) {
     co_return Status(ErrorCode::INVALID_REQUEST, "mirroring does not run in this broker");
   }
@@ -202,6 +205,7 @@ Result<MirrorManager::TopicSelection> MirrorManager::select_topics(
 }
 
 void MirrorManager::sync() {
+  MIRRA_ASSERT_OWNER(owner_);
   if (!started_ || stopped_) return;
   const auto& mirrors = store_.image().mirrors();
   for (auto it = runners_.begin(); it != runners_.end();) {
@@ -240,6 +244,7 @@ asio::awaitable<void> MirrorManager::restart_when_stopped(std::string name,
 }
 
 asio::awaitable<void> MirrorManager::stop() {
+  MIRRA_ASSERT_OWNER(owner_);
   stopped_ = true;
   for (auto& [name, r] : runners_) r->stop();
   for (auto& [name, r] : runners_) co_await r->stopped();
@@ -256,6 +261,7 @@ const MirrorRunner* MirrorManager::runner(const std::string& mirror) const {
 asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
     const std::string& mirror, const std::vector<std::string>& names,
     const std::vector<std::string>& patterns) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto it = runners_.find(mirror);
   if (store_.image().mirror(mirror) == nullptr || it == runners_.end()) {
     co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));

@@ -1,9 +1,11 @@
 // MirrorManager: every mirror's runtime on this broker. It keeps one MirrorRunner per mirror of
-// the metadata image (sync() after CreateMirror/DeleteMirror and at start-up) and serves
-// AddTopicsToMirror: resolving names and patterns on the source, creating each destination
-// topic with the source's id, partition count and topic configs (docs/mirroring-design.md §1, §4).
+// the metadata image (sync(): at start-up, and after each change MirrorAdmin makes, through
+// the hook the broker sets with MirrorAdmin::on_change()) and serves AddTopicsToMirror:
+// resolving names and patterns on the source, creating each destination topic with the
+// source's topic id, partition count and topic configs (docs/mirroring-design.md §1, §4). It answers
+// DescribeMirrors, ListMirrors and LastMirroredOffsets with the structs of mirror_describe.h.
 //
-// Threading: the core thread.
+// Threading: the core thread (checked: MIRRA_ASSERT_OWNER, base/assert.h).
 #pragma once
 
 #include <map>
@@ -13,10 +15,12 @@
 #include <vector>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
 #include "cluster/internal_topic.h"
+#include "mirror/mirror_describe.h"
 #include "mirror/mirror_runner.h"
 #include "mirror/mirror_sink.h"
 #include "mirror/mirror_state_store.h"
@@ -106,6 +110,19 @@ class MirrorManager {
 
   const MirrorRunner* runner(const std::string& mirror) const;
 
+  // mirror_describe.cc. DescribeMirrors: the mirrors named (nullopt: all), per partition its
+  // state, the source's offsets as last fetched, our log end, the lag, rates and errors.
+  std::vector<MirrorDescription> describe(
+      const std::optional<std::vector<std::string>>& names) const;
+  // ListMirrors: every mirror, or with `topic_names` only those holding one of the topics.
+  std::vector<ListedMirror> list(bool include_topics,
+                                 const std::optional<std::vector<std::string>>& topic_names) const;
+  // LastMirroredOffsets: the LMO this broker's failovers recorded for the partitions asked
+  // about, for mirrors whose source is the requesting cluster (-1 elsewhere).
+  std::vector<TopicLastMirroredOffsets> last_mirrored_offsets(
+      const std::string& requesting_cluster_id,
+      const std::vector<PartitionsOfTopic>& topics) const;
+
  private:
   // The topics of `mirror` that `names` and `patterns` select; named topics that are not in
   // the mirror get TOPIC_NOT_IN_MIRROR in `refused`. UNKNOWN_MIRROR, INVALID_REQUEST (a bad
@@ -162,6 +179,7 @@ class MirrorManager {
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
   ClusterMirrorSink sink_;  // the runners' destination
+  ThreadOwner owner_;  // the core thread
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;

@@ -45,6 +45,7 @@ MirrorState resumed_state(const MirrorStateValue& v) {
 asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> MirrorManager::for_each_topic(
     const std::string& mirror, const std::vector<std::string>& names,
     const std::vector<std::string>& patterns, TopicAction action) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto selection = select_topics(mirror, names, patterns);
   if (!selection.ok()) co_return selection.status();
   std::vector<MirrorTopicOutcome> out = std::move(selection->refused);

@@ -17,6 +17,7 @@ int32_t MirrorStateStore::partition_of(const MirrorStateKey& key) const {
 }
 
 asio::awaitable<Status> MirrorStateStore::load() {
+  MIRRA_ASSERT_OWNER(owner_);
   if (!topic_.exists()) co_return Status::OK();
   if (Status s = co_await topic_.ensure_created(); !s.ok()) co_return s;  // partitions open
   for (int32_t p = 0; p < topic_.partition_count(); ++p) {
@@ -51,6 +52,7 @@ int32_t MirrorStateStore::epoch_of(const MirrorStateKey& key) const {
 
 asio::awaitable<Status> MirrorStateStore::put(const MirrorStateKey& key, MirrorStateValue value,
                                               int32_t expected_epoch) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (writing_.count(key) || epoch_of(key) != expected_epoch) {
     co_return Status(ErrorCode::INVALID_MIRROR_STATE,
                      fmt::format("the state of partition {} of topic {} changed meanwhile",

@@ -4,13 +4,14 @@
 // names the state epoch it expects, so that a writer working from a stale read is fenced
 // (INVALID_MIRROR_STATE).
 //
-// Threading: the core thread.
+// Threading: the core thread (checked: MIRRA_ASSERT_OWNER, base/assert.h).
 #pragma once
 
 #include <map>
 #include <set>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "cluster/internal_topic.h"
 #include "mirror/mirror_state_records.h"
 
@@ -37,6 +38,7 @@ class MirrorStateStore {
   cluster::InternalTopic& topic_;
   std::map<MirrorStateKey, MirrorStateValue> states_;
   std::set<MirrorStateKey> writing_;
+  ThreadOwner owner_;  // the core thread
 };
 
 }  // namespace mirra::mirror

@@ -76,6 +76,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
       io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id,
       config_.mirror);
   state_.mirror_manager = mirror_manager_.get();
+  // Every mirror created, altered or deleted re-syncs the runners (a no-op until start()).
+  mirrors_->on_change([m = mirror_manager_.get()] { m->sync(); });
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
 

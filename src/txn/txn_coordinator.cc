@@ -60,17 +60,20 @@ TxnCoordinator::TxnCoordinator(asio::any_io_executor core, cluster::InternalTopi
       sweep_timer_(core) {}
 
 const TxnMetadata* TxnCoordinator::find(const std::string& transactional_id) const {
+  MIRRA_ASSERT_OWNER(owner_);
   auto it = txns_.find(transactional_id);
   return it == txns_.end() ? nullptr : &it->second;
 }
 
 std::vector<const TxnMetadata*> TxnCoordinator::list() const {
+  MIRRA_ASSERT_OWNER(owner_);
   std::vector<const TxnMetadata*> out;
   for (const auto& [id, m] : txns_) out.push_back(&m);
   return out;
 }
 
 TxnMetadata& TxnCoordinator::get_or_create(const std::string& transactional_id) {
+  MIRRA_ASSERT_OWNER(owner_);
   auto [it, created] = txns_.try_emplace(transactional_id);
   if (created) it->second.transactional_id = transactional_id;
   return it->second;
@@ -96,6 +99,7 @@ Status TxnCoordinator::check_available(const std::string& transactional_id) cons
 }
 
 asio::awaitable<Status> TxnCoordinator::ready_for(const std::string& transactional_id) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (transactional_id.empty()) {
     co_return Status(ErrorCode::INVALID_REQUEST, "the transactional id is empty");
   }
@@ -130,6 +134,7 @@ asio::awaitable<Status> TxnCoordinator::persist(TxnMetadata& m, TxnMetadata next
 asio::awaitable<InitResult> TxnCoordinator::init_producer_id(
     const std::optional<std::string>& transactional_id, int32_t timeout_ms, int64_t producer_id,
     int16_t producer_epoch) {
+  MIRRA_ASSERT_OWNER(owner_);
   InitResult r;
   if (!transactional_id) {
     // An idempotent producer: always a fresh id (Kafka ignores an id it sends along).
@@ -212,6 +217,7 @@ asio::awaitable<InitResult> TxnCoordinator::bump(TxnMetadata& m, int32_t timeout
 asio::awaitable<std::map<std::pair<std::string, int32_t>, ErrorCode>> TxnCoordinator::add_partitions(
     const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
     const TxnPartitions& partitions) {
+  MIRRA_ASSERT_OWNER(owner_);
   std::map<std::pair<std::string, int32_t>, ErrorCode> out;
   auto fail_all = [&](ErrorCode e) {
     for (const auto& [topic, parts] : partitions) {
@@ -260,6 +266,7 @@ ErrorCode TxnCoordinator::check_txn_offset_commit(const std::string& transaction
                                                   int64_t producer_id,
                                                   int16_t producer_epoch,
                                                   int32_t offsets_partition) const {
+  MIRRA_ASSERT_OWNER(owner_);
   if (Status st = check_available(transactional_id); !st) return st.code();
   const TxnMetadata* m = find(transactional_id);
   if (ErrorCode e = check_producer(m, producer_id, producer_epoch); e != ErrorCode::NONE) return e;
@@ -276,6 +283,7 @@ ErrorCode TxnCoordinator::check_txn_offset_commit(const std::string& transaction
 asio::awaitable<ErrorCode> TxnCoordinator::end_txn(const std::string& transactional_id,
                                                    int64_t producer_id, int16_t producer_epoch,
                                                    bool commit) {
+  MIRRA_ASSERT_OWNER(owner_);
   if (Status st = check_available(transactional_id); !st) co_return st.code();
   auto it = txns_.find(transactional_id);
   TxnMetadata* m = it == txns_.end() ? nullptr : &it->second;

@@ -6,9 +6,10 @@
 // (fencing the producer with a new epoch), and resumes transactions a crash left between
 // prepare and complete.
 //
-// Threading: core thread; log work goes through the PartitionManager to the shards. A request
-// that finds another one working on the same transactional id gets CONCURRENT_TRANSACTIONS,
-// which clients retry, as Kafka answers while a state change is pending.
+// Threading: core thread (checked: MIRRA_ASSERT_OWNER, base/assert.h); log work goes through
+// the PartitionManager to the shards. A request that finds another one working on the same
+// transactional id gets CONCURRENT_TRANSACTIONS, which clients retry, as Kafka answers while a
+// state change is pending.
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "base/asio.h"
+#include "base/assert.h"
 #include "base/clock.h"
 #include "base/status.h"
 #include "cluster/internal_topic.h"
@@ -135,6 +137,7 @@ class TxnCoordinator {
   asio::steady_timer sweep_timer_;
   int64_t next_expiry_check_ms_ = 0;
   bool stopped_ = false;
+  ThreadOwner owner_;  // the core thread
 };
 
 }  // namespace mirra::txn

@@ -73,6 +73,7 @@ asio::awaitable<Status> TxnCoordinator::fence_and_abort(TxnMetadata& m, std::str
 }
 
 asio::awaitable<void> TxnCoordinator::sweep(int64_t now) {
+  MIRRA_ASSERT_OWNER(owner_);
   std::vector<std::string> ids;
   for (const auto& [id, m] : txns_) ids.push_back(id);
   for (const std::string& id : ids) {
@@ -114,6 +115,7 @@ asio::awaitable<void> TxnCoordinator::sweep_loop() {
 }
 
 void TxnCoordinator::start() {
+  MIRRA_ASSERT_OWNER(owner_);
   if (topic_.exists()) {
     for (int32_t p = 0; p < topic_.partition_count(); ++p) loading_.insert(p);
   }
@@ -122,6 +124,7 @@ void TxnCoordinator::start() {
 }
 
 void TxnCoordinator::stop() {
+  MIRRA_ASSERT_OWNER(owner_);
   stopped_ = true;
   sweep_timer_.cancel();
 }

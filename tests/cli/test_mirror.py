@@ -1,13 +1,17 @@
 """`mirra mirror --create/--list/--delete` against a real `mirra server`: the mirror admin RPCs
 are advertised, mirrors persist across a restart, bad names and configs get one clear line, and
 a secret given at creation never comes back and never reaches the broker's log; a mirror's configs
-are read and changed through DescribeConfigs / IncrementalAlterConfigs."""
+are read and changed through DescribeConfigs / IncrementalAlterConfigs; the later KIP-1279
+spellings (--start, --stop, --recover) do what --add, --remove and --resume do, between two
+real brokers."""
+import json
+import re
 import struct
 
 import pytest
 
 from conftest import TIMEOUT, Broker, assert_one_line_error, mirra
-from mirra_testlib import request, round_trip
+from mirra_testlib import make_broker, request, round_trip, wait_until  # noqa: F401 (fixture)
 from raw_admin import describe_configs_raw, incremental_alter
 
 SECRET = "pa55-w0rd-never-shown"
@@ -153,3 +157,109 @@ def test_mirror_configs_through_describe_and_alter_configs(server, tmp_path):
     assert c["sasl.password"][0] is None
     assert listed(server) == {"dr": ["127.0.0.1:1,127.0.0.1:2", "-", "0"]}
     assert SECRET not in server.log()
+
+
+# --- the later KIP-1279 spellings: --start, --stop, --recover ----------------------------------
+
+STEP = 30  # seconds: the bound of each wait
+
+
+def describe_rows(dst, topic):
+    rows = json.loads(ok(mirror(dst, "--describe", "--json")))
+    return {r["partition"]: r for r in rows if r["topic"] == topic}
+
+
+def make_topic_with_records(src, topic, count):
+    ok(mirra("topics", "--bootstrap-server", src.bootstrap, "--create", "--topic", topic))
+    ok(mirra("produce", "--bootstrap-server", src.bootstrap, "--topic", topic,
+             input="".join(f"{topic}-{i}\n" for i in range(count))))
+
+
+def create_mirror(src, dst, tmp_path):
+    ok(mirror(dst, "--create", "--mirror", "dr", "--mirror-config",
+              config_file(tmp_path, "dr.properties", f"bootstrap.servers={src.bootstrap}\n")))
+
+
+def copied(dst, topic, count):
+    r = describe_rows(dst, topic)
+    return (len(r) == 1 and r[0]["state"] == "MIRRORING"
+            and r[0]["destinationLogEndOffset"] == count)
+
+
+def same_answer(out, topic, other_topic, other_out):
+    """Two commands' stdout, equal once the topic names (and ids) are aside."""
+    def strip(text, name):
+        return re.sub(r"id [A-Za-z0-9_-]{22}", "id ID", text.replace(f'"{name}"', '"T"'))
+    return strip(out, topic) == strip(other_out, other_topic)
+
+
+def test_start_and_stop_are_add_and_remove(make_broker, tmp_path):
+    src = make_broker(name="source")
+    dst = make_broker(name="destination")
+    for t in ("started", "added"):
+        make_topic_with_records(src, t, 5)
+    create_mirror(src, dst, tmp_path)
+
+    started = ok(mirror(dst, "--start", "--mirror", "dr", "--topic", "started"))
+    added = ok(mirror(dst, "--add", "--mirror", "dr", "--topic", "added"))
+    assert 'Topic "started"' in started and 'is mirrored by "dr"' in started, started
+    assert same_answer(started, "started", "added", added), (started, added)
+    wait_until(lambda: copied(dst, "started", 5) and copied(dst, "added", 5), STEP,
+               "both topics copied")
+    # Adding a topic the mirror already has is a no-op under either name.
+    again = mirror(dst, "--start", "--mirror", "dr", "--topic", "started")
+    assert again.returncode == 0 and "mirrored by" in again.stdout, (again.stdout, again.stderr)
+
+    stopped = ok(mirror(dst, "--stop", "--mirror", "dr", "--topic", "started"))
+    removed = ok(mirror(dst, "--remove", "--mirror", "dr", "--topic", "added"))
+    assert "failed over and is writable" in stopped and "0:5" in stopped, stopped
+    assert same_answer(stopped, "started", "added", removed), (stopped, removed)
+    for t in ("started", "added"):
+        row = describe_rows(dst, t)[0]
+        assert row["state"] == "STOPPED" and row["lastMirroredOffset"] == 5, row
+        ok(mirra("produce", "--bootstrap-server", dst.bootstrap, "--topic", t, input="mine\n"))
+    assert_one_line_error(mirror(dst, "--stop", "--mirror", "dr", "--topic", "nope"),
+                          "not in mirror dr")
+
+
+def test_recover_is_resume_for_a_failed_partition(make_broker, tmp_path):
+    src = make_broker(name="source")
+    # The first append of each topic fails and, with a single attempt allowed, leaves the
+    # partition FAILED for the operator; the failpoint is spent after that.
+    dst = make_broker({"mirror.failed.retry.max.attempts": 1}, name="destination",
+                      env={"MIRRA_FAILPOINTS": "mirror.append.recovered-0=KAFKA_STORAGE_ERROR*1;"
+                                               "mirror.append.resumed-0=KAFKA_STORAGE_ERROR*1"})
+    for t in ("recovered", "resumed"):
+        make_topic_with_records(src, t, 4)
+    create_mirror(src, dst, tmp_path)
+    for t in ("recovered", "resumed"):
+        ok(mirror(dst, "--add", "--mirror", "dr", "--topic", t))
+    for t in ("recovered", "resumed"):
+        wait_until(lambda: describe_rows(dst, t)[0]["state"] == "FAILED", STEP, f"{t}-0 FAILED")
+        dst.wait_for(rf"{t}-0 is FAILED .* waits for the operator", timeout=STEP)
+        assert describe_rows(dst, t)[0]["destinationLogEndOffset"] == 0
+
+    recovered = ok(mirror(dst, "--recover", "--mirror", "dr", "--topic", "recovered"))
+    resumed = ok(mirror(dst, "--resume", "--mirror", "dr", "--topic", "resumed"))
+    assert "mirrored again" in recovered, recovered
+    assert same_answer(recovered, "recovered", "resumed", resumed), (recovered, resumed)
+    for t in ("recovered", "resumed"):
+        wait_until(lambda: copied(dst, t, 4), STEP, f"{t}-0 recovered")
+        row = describe_rows(dst, t)[0]
+        assert row["retries"] == 0 and row["lastError"] is None, row
+    # Nothing to recover now: both spellings refuse alike.
+    assert_one_line_error(mirror(dst, "--recover", "--mirror", "dr", "--topic", "recovered"),
+                          "neither paused nor failed")
+    assert_one_line_error(mirror(dst, "--resume", "--mirror", "dr", "--topic", "resumed"),
+                          "neither paused nor failed")
+
+
+def test_help_and_errors_name_both_spellings():
+    out = ok(mirra("mirror", "--help"))
+    for a, b in (("--add", "--start"), ("--remove", "--stop"), ("--resume", "--recover")):
+        assert re.search(rf"{a}, ?{b}\b", out), (a, b, out)
+    r = mirra("mirror", "--bootstrap-server", "localhost:1", "--start", "--stop", "--mirror", "m",
+              "--topic", "t")
+    assert_one_line_error(r, "exactly one of", "--start", "--stop", "--recover")
+    assert_one_line_error(mirra("mirror", "--bootstrap-server", "localhost:1", "--recover",
+                                "--topic", "t"), "--mirror is required", "--recover")

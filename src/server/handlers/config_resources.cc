@@ -13,7 +13,6 @@
 #include "metadata/records.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_config.h"
-#include "mirror/mirror_manager.h"
 
 namespace mirra::server {
 namespace {
@@ -388,11 +387,8 @@ asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget 
       co_return co_await ctx.broker->topic_admin->alter_topic_configs(name, changes, validate_only);
     case ConfigTarget::kBrokerDefault:
       co_return co_await alter_broker_defaults(ctx, changes, validate_only);
-    case ConfigTarget::kMirror: {
-      Status s = co_await ctx.broker->mirrors->alter_configs(name, changes, validate_only);
-      if (s.ok() && !validate_only) ctx.broker->mirror_manager->sync();  // reconnects it
-      co_return s;
-    }
+    case ConfigTarget::kMirror:  // the mirror's runner reconnects by itself (mirror_admin.h)
+      co_return co_await ctx.broker->mirrors->alter_configs(name, changes, validate_only);
     case ConfigTarget::kThisBroker:
       break;
   }

@@ -4,7 +4,6 @@
 #include "protocol/messages/create_mirror.h"
 
 #include "mirror/mirror_admin.h"
-#include "mirror/mirror_manager.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -15,7 +14,6 @@ asio::awaitable<HandlerResult> handle_create_mirror(RequestContext& ctx) {
   std::vector<std::pair<std::string, std::optional<std::string>>> configs;
   for (const auto& c : req->configs) configs.emplace_back(c.name, c.value);
   Status s = co_await ctx.broker->mirrors->create(req->mirror_name, configs, req->validate_only);
-  if (s.ok()) ctx.broker->mirror_manager->sync();  // start or stop the mirror's runner
   protocol::CreateMirrorResponse resp;
   resp.error_code = error_number(s.code());
   if (!s.ok()) resp.error_message = s.message();

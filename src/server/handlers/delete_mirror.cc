@@ -13,7 +13,6 @@ asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   Status s = co_await ctx.broker->mirrors->remove(req->mirror_name,
                                                   ctx.broker->mirror_manager->states());
-  if (s.ok()) ctx.broker->mirror_manager->sync();  // start or stop the mirror's runner
   protocol::DeleteMirrorResponse resp;
   resp.error_code = error_number(s.code());
   if (!s.ok()) resp.error_message = s.message();
