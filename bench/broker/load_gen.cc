@@ -48,7 +48,7 @@ struct Options {
   std::string compression = "none";
   long linger_ms = -1;  // -1: the mode's default (5 for produce, 0 for latency)
   long batch_size = 0;  // 0: librdkafka's default
-  long rate = -1;  // -1: the mode's default (unpaced for produce, 5000 msg/s for latency)
+  long rate = -1;       // -1: the mode's default (unpaced for produce, 5000 msg/s for latency)
   long seconds = 10;
   std::vector<std::pair<std::string, std::string>> extra;  // --set key=value
 };
@@ -179,9 +179,9 @@ rd_kafka_t* new_producer(const Options& o, ProduceStats* st) {
 void send(rd_kafka_t* rk, const Options& o, char* value, size_t len, int32_t partition,
           void* opaque) {
   for (;;) {
-    rd_kafka_resp_err_t e = rd_kafka_producev(
-        rk, RD_KAFKA_V_TOPIC(o.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-        RD_KAFKA_V_VALUE(value, len), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+    rd_kafka_resp_err_t e =
+        rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(o.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                          RD_KAFKA_V_VALUE(value, len), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) return;
     if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) die(std::string("produce: ") + rd_kafka_err2str(e));
     rd_kafka_poll(rk, 1);
@@ -218,12 +218,13 @@ int run_produce(const Options& o) {
   const bench::CpuTimes cpu = cpu_times() - cpu0;
   const double secs = seconds_between(start, st.last_delivery);
   const double bytes = static_cast<double>(o.records) * o.size;
-  std::printf("mode=produce topic=%s records=%ld size=%ld partitions=%d acks=%s compression=%s "
-              "linger_ms=%ld rate=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f %s "
-              "errors=%ld\n",
-              o.topic.c_str(), o.records, o.size, parts, o.acks.c_str(), o.compression.c_str(),
-              o.linger_ms, o.rate, secs, o.records / secs, bytes / secs / 1e6,
-              cpu_fields(cpu).c_str(), st.errors.load());
+  std::printf(
+      "mode=produce topic=%s records=%ld size=%ld partitions=%d acks=%s compression=%s "
+      "linger_ms=%ld rate=%ld seconds=%.3f records_per_s=%.0f mb_per_s=%.1f %s "
+      "errors=%ld\n",
+      o.topic.c_str(), o.records, o.size, parts, o.acks.c_str(), o.compression.c_str(), o.linger_ms,
+      o.rate, secs, o.records / secs, bytes / secs / 1e6, cpu_fields(cpu).c_str(),
+      st.errors.load());
   rd_kafka_destroy(rk);
   return st.errors.load() == 0 ? 0 : 1;
 }
@@ -276,14 +277,14 @@ int run_latency(const Options& o) {
 
   std::vector<int64_t>& lat = st.latency_us;
   std::sort(lat.begin(), lat.end());
-  std::printf("mode=latency topic=%s rate=%ld achieved_rate=%.0f seconds=%ld size=%ld "
-              "partitions=%d acks=%s linger_ms=%ld sent=%ld errors=%ld p50_ms=%.3f p99_ms=%.3f "
-              "p999_ms=%.3f max_ms=%.3f seconds_total=%.3f %s\n",
-              o.topic.c_str(), o.rate, total / send_secs, o.seconds, o.size, parts,
-              o.acks.c_str(), o.linger_ms, total, st.errors.load(), percentile_ms(lat, 0.50),
-              percentile_ms(lat, 0.99), percentile_ms(lat, 0.999),
-              lat.empty() ? 0.0 : static_cast<double>(lat.back()) / 1000.0,
-              seconds_between(start, Clock::now()), cpu_fields(cpu).c_str());
+  std::printf(
+      "mode=latency topic=%s rate=%ld achieved_rate=%.0f seconds=%ld size=%ld "
+      "partitions=%d acks=%s linger_ms=%ld sent=%ld errors=%ld p50_ms=%.3f p99_ms=%.3f "
+      "p999_ms=%.3f max_ms=%.3f seconds_total=%.3f %s\n",
+      o.topic.c_str(), o.rate, total / send_secs, o.seconds, o.size, parts, o.acks.c_str(),
+      o.linger_ms, total, st.errors.load(), percentile_ms(lat, 0.50), percentile_ms(lat, 0.99),
+      percentile_ms(lat, 0.999), lat.empty() ? 0.0 : static_cast<double>(lat.back()) / 1000.0,
+      seconds_between(start, Clock::now()), cpu_fields(cpu).c_str());
   rd_kafka_destroy(rk);
   return st.errors.load() == 0 ? 0 : 1;
 }
@@ -340,10 +341,11 @@ int run_consume(const Options& o) {
   }
   const bench::CpuTimes cpu = cpu_times() - cpu0;
   const double secs = seconds_between(start, last_progress);
-  std::printf("mode=consume topic=%s records=%ld partitions=%d seconds=%.3f records_per_s=%.0f "
-              "mb_per_s=%.1f %s errors=%ld\n",
-              o.topic.c_str(), got, parts, secs, got / secs, bytes / secs / 1e6,
-              cpu_fields(cpu).c_str(), errors);
+  std::printf(
+      "mode=consume topic=%s records=%ld partitions=%d seconds=%.3f records_per_s=%.0f "
+      "mb_per_s=%.1f %s errors=%ld\n",
+      o.topic.c_str(), got, parts, secs, got / secs, bytes / secs / 1e6, cpu_fields(cpu).c_str(),
+      errors);
   for (int p = 0; p < parts; ++p) rd_kafka_consume_stop(rkt, p);
   rd_kafka_queue_destroy(q);
   rd_kafka_topic_destroy(rkt);

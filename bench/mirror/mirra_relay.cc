@@ -44,8 +44,8 @@ struct Options {
   std::string destination;  // copy, caught-up
   std::string bootstrap;    // lag
   std::string topic;
-  std::string to_topic;  // copy, caught-up: the destination's topic (default: --topic)
-  long records = 0;      // lag
+  std::string to_topic;    // copy, caught-up: the destination's topic (default: --topic)
+  long records = 0;        // lag
   std::string ready_file;  // lag: created once every partition has been read to its end once
   long stall_seconds = 60;
   Settings consumer_set, producer_set;  // copy: --consumer-set / --producer-set key=value
@@ -141,7 +141,8 @@ std::vector<int64_t> high_watermarks(rd_kafka_t* rk, const std::string& topic, i
   std::vector<int64_t> hw(static_cast<size_t>(partitions), 0);
   for (int p = 0; p < partitions; ++p) {
     int64_t low = 0, high = 0;
-    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(rk, topic.c_str(), p, &low, &high, 10000);
+    rd_kafka_resp_err_t e =
+        rd_kafka_query_watermark_offsets(rk, topic.c_str(), p, &low, &high, 10000);
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) hw[static_cast<size_t>(p)] = high;
     else if (e != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
       die("watermarks of " + topic + "-" + std::to_string(p) + ": " + rd_kafka_err2str(e));
@@ -234,7 +235,8 @@ int run_copy(const Options& o) {
     for (ssize_t i = 0; i < n; ++i) {
       rd_kafka_message_t* m = batch[static_cast<size_t>(i)];
       if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        if (fetch_errors++ < 5) std::fprintf(stderr, "mirra_relay: consume: %s\n", rd_kafka_message_errstr(m));
+        if (fetch_errors++ < 5)
+          std::fprintf(stderr, "mirra_relay: consume: %s\n", rd_kafka_message_errstr(m));
         rd_kafka_message_destroy(m);
         continue;
       }
@@ -251,15 +253,16 @@ int run_copy(const Options& o) {
     }
   }
   if (rd_kafka_flush(producer, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    die("flush: " + std::to_string(rd_kafka_outq_len(producer)) + " records undelivered after 60 s");
+    die("flush: " + std::to_string(rd_kafka_outq_len(producer)) +
+        " records undelivered after 60 s");
   }
   const bench::CpuTimes cpu = bench::cpu_times() - cpu0;
   const double secs = seconds_between(start, st.last_delivery);
-  std::printf("mode=copy topic=%s to_topic=%s partitions=%d records=%ld seconds=%.3f "
-              "records_per_s=%.0f mb_per_s=%.1f %s errors=%ld\n",
-              o.topic.c_str(), o.to_topic.c_str(), source.partitions, consumed, secs,
-              consumed / secs, bytes / secs / 1e6, bench::cpu_fields(cpu).c_str(),
-              st.errors + fetch_errors);
+  std::printf(
+      "mode=copy topic=%s to_topic=%s partitions=%d records=%ld seconds=%.3f "
+      "records_per_s=%.0f mb_per_s=%.1f %s errors=%ld\n",
+      o.topic.c_str(), o.to_topic.c_str(), source.partitions, consumed, secs, consumed / secs,
+      bytes / secs / 1e6, bench::cpu_fields(cpu).c_str(), st.errors + fetch_errors);
   rd_kafka_destroy(producer);
   return st.errors + fetch_errors == 0 ? 0 : 1;
 }
@@ -276,11 +279,13 @@ struct LagStats {
 void on_record(rd_kafka_message_t* m, void* opaque) {
   auto* st = static_cast<LagStats*>(opaque);
   const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
     ++st->eof_partitions;
   } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    if (st->errors++ < 5) std::fprintf(stderr, "mirra_relay: consume: %s\n", rd_kafka_message_errstr(m));
+    if (st->errors++ < 5)
+      std::fprintf(stderr, "mirra_relay: consume: %s\n", rd_kafka_message_errstr(m));
   } else {
     rd_kafka_timestamp_type_t type;
     const int64_t ts_ms = rd_kafka_message_timestamp(m, &type);
@@ -317,15 +322,16 @@ int run_lag(const Options& o) {
     }
   }
   const bench::CpuTimes cpu = bench::cpu_times() - cpu0;
-  if (st.log_append_time) std::fprintf(stderr, "mirra_relay: lag: LogAppendTime records: not produce-to-consume lag\n");
+  if (st.log_append_time)
+    std::fprintf(stderr, "mirra_relay: lag: LogAppendTime records: not produce-to-consume lag\n");
   std::vector<int64_t>& lag = st.lag_us;
   std::sort(lag.begin(), lag.end());
-  std::printf("mode=lag topic=%s records=%zu p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f max_ms=%.1f "
-              "%s errors=%ld\n",
-              o.topic.c_str(), lag.size(), bench::percentile_ms(lag, 0.50),
-              bench::percentile_ms(lag, 0.99), bench::percentile_ms(lag, 0.999),
-              static_cast<double>(lag.back()) / 1000.0, bench::cpu_fields(cpu).c_str(),
-              st.errors);
+  std::printf(
+      "mode=lag topic=%s records=%zu p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f max_ms=%.1f "
+      "%s errors=%ld\n",
+      o.topic.c_str(), lag.size(), bench::percentile_ms(lag, 0.50), bench::percentile_ms(lag, 0.99),
+      bench::percentile_ms(lag, 0.999), static_cast<double>(lag.back()) / 1000.0,
+      bench::cpu_fields(cpu).c_str(), st.errors);
   return st.errors == 0 && !st.log_append_time ? 0 : 1;
 }
 

@@ -96,8 +96,8 @@ fs::path write_log(const std::string& name, int mib) {
 void BM_SequentialRead(benchmark::State& state) {
   log::set_level(log::Level::kWarn);
   const auto dir = write_log("read", 256);
-  auto log = storage::PartitionLog::open(dir, bench_config(false), {.recovery_point = INT64_MAX})
-                 .value();
+  auto log =
+      storage::PartitionLog::open(dir, bench_config(false), {.recovery_point = INT64_MAX}).value();
   std::vector<uint8_t> buf(1 << 20);
   const auto batch_size = static_cast<int64_t>(batch_of(16 << 10).size());
   int64_t offset = 0, bytes = 0;
@@ -108,7 +108,8 @@ void BM_SequentialRead(benchmark::State& state) {
       continue;
     }
     for (const auto& s : r->slices) {
-      (void)s.file->read_at(s.position, std::span<uint8_t>(buf.data(), static_cast<size_t>(s.size)));
+      (void)s.file->read_at(s.position,
+                            std::span<uint8_t>(buf.data(), static_cast<size_t>(s.size)));
       bytes += s.size;
     }
     // The next offset: 16 records per batch, whole batches returned.
@@ -132,9 +133,9 @@ void BM_Recovery(benchmark::State& state) {
     benchmark::DoNotOptimize(log);
   }
   state.SetBytesProcessed(state.iterations() * (int64_t{kMiB} << 20));
-  state.counters["s_per_GiB"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * 1024.0 / kMiB,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["s_per_GiB"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 1024.0 / kMiB,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   fs::remove_all(dir);
 }
 BENCHMARK(BM_Recovery)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);

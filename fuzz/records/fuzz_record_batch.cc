@@ -3,7 +3,8 @@
 //
 // The CRC is checked but not required, so the fuzzer reaches record parsing without having to
 // forge checksums; when the input's last byte is odd, each batch's CRC is also corrected first,
-// so that validate() gets past the checksum to its count and codec checks. Properties asserted (abort on violation):
+// so that validate() gets past the checksum to its count and codec checks. Properties asserted
+// (abort on violation):
 //   - rewrite_producer_id changes only bytes 17..20 and 43..50, and the patched CRC matches the
 //     batch after exactly when the stored one matched it before (a corrupt batch is never
 //     re-blessed);

@@ -22,8 +22,8 @@ namespace {
 
 InProcessBroker& fuzz_broker() {
   static std::unique_ptr<InProcessBroker> broker = [] {
-    auto b = InProcessBroker::start({"num.io.threads=2", "num.partitions=2",
-                                      "offsets.topic.num.partitions=2"});
+    auto b = InProcessBroker::start(
+        {"num.io.threads=2", "num.partitions=2", "offsets.topic.num.partitions=2"});
     if (!b.ok()) abort();
     b.value()->state().max_fetch_wait = std::chrono::milliseconds(0);
     b.value()->state().groups->set_max_phase_wait(std::chrono::milliseconds(0));
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     stream = stream.subspan(static_cast<size_t>(frame_size.value()));
 
     HandlerResult r = broker.dispatch(frame);
-    if (!r.ok()) break;  // the broker closes the connection here
+    if (!r.ok()) break;        // the broker closes the connection here
     if (r->empty()) continue;  // Produce with acks=0
     auto materialized = materialize(r.value());
     if (!materialized.ok()) abort();  // the files it points at are the broker's own

@@ -66,20 +66,19 @@ class ThreadOwner {
 }  // namespace mirra
 
 #if MIRRA_ASSERTIONS_ACTIVE
-#define MIRRA_ASSERT(cond, ...)                                                          \
-  do {                                                                                   \
-    if (!(cond)) [[unlikely]] {                                                          \
-      ::mirra::detail::assertion_failed(#cond, __FILE__, __LINE__,                       \
-                                        ::fmt::format(__VA_ARGS__));                     \
-    }                                                                                    \
+#define MIRRA_ASSERT(cond, ...)                                                                 \
+  do {                                                                                          \
+    if (!(cond)) [[unlikely]] {                                                                 \
+      ::mirra::detail::assertion_failed(#cond, __FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
+    }                                                                                           \
   } while (0)
 #else
-#define MIRRA_ASSERT(cond, ...)                                                          \
-  do {                                                                                   \
-    if constexpr (false) {                                                               \
-      static_cast<void>(cond);                                                           \
-      static_cast<void>(::fmt::format(__VA_ARGS__));                                     \
-    }                                                                                    \
+#define MIRRA_ASSERT(cond, ...)                      \
+  do {                                               \
+    if constexpr (false) {                           \
+      static_cast<void>(cond);                       \
+      static_cast<void>(::fmt::format(__VA_ARGS__)); \
+    }                                                \
   } while (0)
 #endif
 

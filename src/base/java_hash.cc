@@ -5,7 +5,6 @@
 namespace mirra {
 namespace {
 
-
 bool is_continuation(uint8_t b) { return (b & 0xc0) == 0x80; }
 
 // How many bytes of a multi-byte sequence starting at `p` (n bytes available) form a valid
@@ -79,7 +78,8 @@ int32_t java_string_hash(std::string_view utf8) {
 }
 
 int32_t java_hash_partition(std::string_view key, int32_t partition_count) {
-  const auto positive = static_cast<int32_t>(static_cast<uint32_t>(java_string_hash(key)) & 0x7fffffff);
+  const auto positive =
+      static_cast<int32_t>(static_cast<uint32_t>(java_string_hash(key)) & 0x7fffffff);
   return partition_count > 0 ? positive % partition_count : 0;
 }
 

@@ -32,12 +32,18 @@ Level level() { return g_level.load(std::memory_order_relaxed); }
 
 std::string_view level_name(Level l) {
   switch (l) {
-    case Level::kTrace: return "TRACE";
-    case Level::kDebug: return "DEBUG";
-    case Level::kInfo: return "INFO";
-    case Level::kWarn: return "WARN";
-    case Level::kError: return "ERROR";
-    case Level::kOff: return "OFF";
+    case Level::kTrace:
+      return "TRACE";
+    case Level::kDebug:
+      return "DEBUG";
+    case Level::kInfo:
+      return "INFO";
+    case Level::kWarn:
+      return "WARN";
+    case Level::kError:
+      return "ERROR";
+    case Level::kOff:
+      return "OFF";
   }
   return "?";
 }

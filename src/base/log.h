@@ -49,8 +49,7 @@ void write(Level l, std::string_view component, std::string_view message);
 void format_timestamp(fmt::memory_buffer& out, int64_t epoch_ms);
 
 template <typename... Args>
-void logf(Level l, std::string_view component, fmt::format_string<Args...> format,
-          Args&&... args) {
+void logf(Level l, std::string_view component, fmt::format_string<Args...> format, Args&&... args) {
   if (!enabled(l)) return;
   fmt::memory_buffer buf;
   fmt::format_to(std::back_inserter(buf), format, std::forward<Args>(args)...);
@@ -59,18 +58,23 @@ void logf(Level l, std::string_view component, fmt::format_string<Args...> forma
 
 }  // namespace mirra::log
 
-#define MIRRA_CLOG(level, component, ...)                                 \
-  do {                                                                    \
-    if (::mirra::log::enabled(level)) {                                   \
-      ::mirra::log::logf((level), (component), __VA_ARGS__);              \
-    }                                                                     \
+#define MIRRA_CLOG(level, component, ...)                    \
+  do {                                                       \
+    if (::mirra::log::enabled(level)) {                      \
+      ::mirra::log::logf((level), (component), __VA_ARGS__); \
+    }                                                        \
   } while (0)
 
-#define MIRRA_CLOG_TRACE(component, ...) MIRRA_CLOG(::mirra::log::Level::kTrace, component, __VA_ARGS__)
-#define MIRRA_CLOG_DEBUG(component, ...) MIRRA_CLOG(::mirra::log::Level::kDebug, component, __VA_ARGS__)
-#define MIRRA_CLOG_INFO(component, ...) MIRRA_CLOG(::mirra::log::Level::kInfo, component, __VA_ARGS__)
-#define MIRRA_CLOG_WARN(component, ...) MIRRA_CLOG(::mirra::log::Level::kWarn, component, __VA_ARGS__)
-#define MIRRA_CLOG_ERROR(component, ...) MIRRA_CLOG(::mirra::log::Level::kError, component, __VA_ARGS__)
+#define MIRRA_CLOG_TRACE(component, ...) \
+  MIRRA_CLOG(::mirra::log::Level::kTrace, component, __VA_ARGS__)
+#define MIRRA_CLOG_DEBUG(component, ...) \
+  MIRRA_CLOG(::mirra::log::Level::kDebug, component, __VA_ARGS__)
+#define MIRRA_CLOG_INFO(component, ...) \
+  MIRRA_CLOG(::mirra::log::Level::kInfo, component, __VA_ARGS__)
+#define MIRRA_CLOG_WARN(component, ...) \
+  MIRRA_CLOG(::mirra::log::Level::kWarn, component, __VA_ARGS__)
+#define MIRRA_CLOG_ERROR(component, ...) \
+  MIRRA_CLOG(::mirra::log::Level::kError, component, __VA_ARGS__)
 
 #define MIRRA_LOG_TRACE(...) MIRRA_CLOG_TRACE(kMirraLogComponent, __VA_ARGS__)
 #define MIRRA_LOG_DEBUG(...) MIRRA_CLOG_DEBUG(kMirraLogComponent, __VA_ARGS__)

@@ -43,8 +43,8 @@ struct LineSplitter {
     while (natural(nat)) {
       size_t i = 0;
       while (i < nat.size() && is_blank(nat[i])) ++i;
-      if (i == nat.size()) continue;                       // blank line
-      if (nat[i] == '#' || nat[i] == '!') continue;        // comment line
+      if (i == nat.size()) continue;                 // blank line
+      if (nat[i] == '#' || nat[i] == '!') continue;  // comment line
       start_line = line_no;
       nat.remove_prefix(i);
       while (continues(nat)) {
@@ -89,10 +89,18 @@ size_t unescape(std::string_view s, size_t i, bool key, std::string& out) {
     if (i == s.size()) break;  // a lone trailing backslash (end of input) is dropped
     char e = s[i++];
     switch (e) {
-      case 't': out.push_back('\t'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 'f': out.push_back('\f'); break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
       case 'u': {
         if (s.size() - i < 4) return std::string_view::npos;
         uint32_t cp = 0;
@@ -108,7 +116,8 @@ size_t unescape(std::string_view s, size_t i, bool key, std::string& out) {
         append_utf8(out, cp);
         break;
       }
-      default: out.push_back(e);
+      default:
+        out.push_back(e);
     }
   }
   return i;
@@ -127,14 +136,16 @@ Result<std::vector<Property>> parse_properties(std::string_view text) {
     std::string_view s = logical;
     size_t i = unescape(s, 0, /*key=*/true, p.key);
     if (i == std::string_view::npos) {
-      return Status(ErrorCode::INVALID_CONFIG, fmt::format("line {}: malformed \\uXXXX escape", line));
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("line {}: malformed \\uXXXX escape", line));
     }
     // Separator: blanks, then at most one '=' or ':', then blanks.
     while (i < s.size() && is_blank(s[i])) ++i;
     if (i < s.size() && (s[i] == '=' || s[i] == ':')) ++i;
     while (i < s.size() && is_blank(s[i])) ++i;
     if (unescape(s, i, /*key=*/false, p.value) == std::string_view::npos) {
-      return Status(ErrorCode::INVALID_CONFIG, fmt::format("line {}: malformed \\uXXXX escape", line));
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("line {}: malformed \\uXXXX escape", line));
     }
     props.push_back(std::move(p));
   }

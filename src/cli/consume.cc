@@ -84,7 +84,8 @@ int run_consume(const ConsumeArgs& a) {
   }
   if (a.isolation != "read_committed" && a.isolation != "read_uncommitted") {
     return fail(kCommand, fmt::format("--isolation-level must be read_committed or "
-                                      "read_uncommitted, not '{}'", a.isolation));
+                                      "read_uncommitted, not '{}'",
+                                      a.isolation));
   }
   const auto isolation = a.isolation == "read_committed" ? client::IsolationLevel::read_committed
                                                          : client::IsolationLevel::read_uncommitted;
@@ -94,7 +95,8 @@ int run_consume(const ConsumeArgs& a) {
   if (!topic.ok()) return fail(kCommand, topic.status().message());
   std::vector<client::FetchPosition> positions;
   for (const auto& p : topic->partitions) {
-    if (!a.partition || *a.partition == p.partition) positions.push_back({{a.topic, p.partition}, 0});
+    if (!a.partition || *a.partition == p.partition)
+      positions.push_back({{a.topic, p.partition}, 0});
   }
   if (positions.empty()) {
     return fail(kCommand, fmt::format("partition {} does not exist (topic {} has {} partitions)",
@@ -109,7 +111,8 @@ int run_consume(const ConsumeArgs& a) {
   int64_t printed = 0;
   auto last_record = Clock::now();
   while (!a.max_messages || printed < *a.max_messages) {
-    if (a.timeout_ms && Clock::now() - last_record >= std::chrono::milliseconds(*a.timeout_ms)) break;
+    if (a.timeout_ms && Clock::now() - last_record >= std::chrono::milliseconds(*a.timeout_ms))
+      break;
     auto fetched = client.value()->fetch(positions, fo);
     if (!fetched.ok()) return fail(kCommand, fetched.status().message());
     for (size_t i = 0; i < positions.size(); ++i) {
@@ -117,8 +120,10 @@ int run_consume(const ConsumeArgs& a) {
       if (f.status.code() == ErrorCode::OFFSET_OUT_OF_RANGE) {
         // Like auto.offset.reset: back to the start (--from-beginning) or the end.
         std::vector<client::FetchPosition> one{positions[i]};
-        const int64_t reset = a.from_beginning ? client::kEarliestTimestamp : client::kLatestTimestamp;
-        if (Status s = resolve(*client.value(), one, reset, isolation); !s.ok()) return fail(kCommand, s.message());
+        const int64_t reset = a.from_beginning ? client::kEarliestTimestamp
+                                               : client::kLatestTimestamp;
+        if (Status s = resolve(*client.value(), one, reset, isolation); !s.ok())
+          return fail(kCommand, s.message());
         positions[i].offset = one[0].offset;
         continue;
       }
@@ -139,8 +144,9 @@ int run_consume(const ConsumeArgs& a) {
 
 void add_consume_command(CLI::App& app, CommandResult& result) {
   auto args = std::make_shared<ConsumeArgs>();
-  CLI::App* sub = app.add_subcommand("consume", "Print a topic's records "
-                                                "(like kafka-console-consumer.sh)");
+  CLI::App* sub = app.add_subcommand("consume",
+                                     "Print a topic's records "
+                                     "(like kafka-console-consumer.sh)");
   add_bootstrap_option(sub, args->bootstrap);
   sub->add_option("--topic", args->topic, "REQUIRED: the topic to consume");
   sub->add_option("--partition", args->partition, "Only this partition (default: all)");
@@ -149,7 +155,8 @@ void add_consume_command(CLI::App& app, CommandResult& result) {
   sub->add_flag("--from-beginning", args->from_beginning, "Start at the earliest offset");
   sub->add_option("--max-messages", args->max_messages, "Exit after this many records");
   sub->add_option("--timeout-ms", args->timeout_ms, "Exit when no record came for this long");
-  sub->add_option("--isolation-level", args->isolation, "read_uncommitted (default) or read_committed");
+  sub->add_option("--isolation-level", args->isolation,
+                  "read_uncommitted (default) or read_committed");
   sub->add_option("--property", args->properties,
                   "Output: print.key, print.value, print.timestamp, print.offset, "
                   "print.partition, print.headers, key.separator, line.separator, "

@@ -102,8 +102,10 @@ std::string offset_delete_failure(const std::string& group, const Status& s) {
     case ErrorCode::GROUP_ID_NOT_FOUND:
       return fmt::format("Consumer group '{}' does not exist.", group);
     case ErrorCode::NON_EMPTY_GROUP:
-      return fmt::format("Deleting offsets of a consumer group '{}' is forbidden if the group "
-                         "is not empty.", group);
+      return fmt::format(
+          "Deleting offsets of a consumer group '{}' is forbidden if the group "
+          "is not empty.",
+          group);
     default:
       return s.message();
   }
@@ -124,8 +126,8 @@ int delete_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
   }
   fmt::print("{}", table.render());
   if (!first_error.empty()) {
-    return fail(kCommand, fmt::format("some offsets of group '{}' were not deleted: {}", group,
-                                      first_error));
+    return fail(kCommand,
+                fmt::format("some offsets of group '{}' were not deleted: {}", group, first_error));
   }
   return 0;
 }
@@ -171,13 +173,15 @@ void add_reset_options(CLI::App* sub, GroupsArgs& a) {
 
 void add_groups_command(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<GroupsArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "groups", "List, describe, reset the offsets of and delete consumer groups (like "
-                "kafka-consumer-groups.sh)");
+  CLI::App* sub =
+      app.add_subcommand("groups",
+                         "List, describe, reset the offsets of and delete consumer groups (like "
+                         "kafka-consumer-groups.sh)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_flag("--list", a->list, "List the consumer groups");
-  sub->add_flag("--describe", a->describe, "Describe groups: offsets and lag (default), "
-                                           "--members or --state");
+  sub->add_flag("--describe", a->describe,
+                "Describe groups: offsets and lag (default), "
+                "--members or --state");
   sub->add_flag("--delete", a->remove, "Delete groups that have no members");
   sub->add_flag("--reset-offsets", a->reset, "Reset a group's committed offsets");
   sub->add_flag("--delete-offsets", a->delete_offsets, "Delete a group's offsets of topics");

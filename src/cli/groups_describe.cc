@@ -73,7 +73,8 @@ Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescr
     if (o.status.ok() && o.offset >= 0) committed[o.tp] = o.offset;
   }
   std::vector<TopicPartition> tps;
-  for (const MemberView& m : members) tps.insert(tps.end(), m.assignment.begin(), m.assignment.end());
+  for (const MemberView& m : members)
+    tps.insert(tps.end(), m.assignment.begin(), m.assignment.end());
   for (const auto& entry : committed) tps.push_back(entry.first);
   auto log_end = log_end_offsets(c, tps);
   if (!log_end.ok()) return log_end.status();

@@ -13,12 +13,14 @@
 namespace mirra::cli {
 namespace {
 
-Status invalid(std::string message) { return Status(ErrorCode::INVALID_CONFIG, std::move(message)); }
+Status invalid(std::string message) {
+  return Status(ErrorCode::INVALID_CONFIG, std::move(message));
+}
 
 // Kafka's consumer group states, as ListGroups/DescribeGroups spell them.
 constexpr std::array<std::string_view, 7> kStates = {
-    "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty", "Assigning",
-    "Reconciling"};
+    "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
+    "Assigning",          "Reconciling"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -55,8 +57,9 @@ Result<ResetSpec> reset_spec(const GroupsArgs& a) {
                         a.by_duration.has_value() + a.to_offset.has_value() +
                         a.shift_by.has_value();
   if (scenarios != 1) {
-    return invalid("--reset-offsets takes exactly one of --to-earliest, --to-latest, "
-                   "--to-current, --to-offset, --shift-by, --to-datetime, --by-duration");
+    return invalid(
+        "--reset-offsets takes exactly one of --to-earliest, --to-latest, "
+        "--to-current, --to-offset, --shift-by, --to-datetime, --by-duration");
   }
   if (a.to_earliest) return ResetSpec{ResetKind::earliest, 0};
   if (a.to_latest) return ResetSpec{ResetKind::latest, 0};
@@ -95,8 +98,9 @@ Status check_action_args(const GroupsArgs& a, GroupsCommand& c) {
       return Status::OK();
     case GroupsAction::describe:
       if (a.members + a.offsets + a.state_given > 1) {
-        return invalid("--describe takes at most one of these options: --members, --offsets, "
-                       "--state");
+        return invalid(
+            "--describe takes at most one of these options: --members, --offsets, "
+            "--state");
       }
       if (a.verbose && !a.members) return invalid("--verbose can only be used with --members");
       if (state_value(a)) return invalid("--state takes no value with --describe");
@@ -136,8 +140,9 @@ Status check_action_args(const GroupsArgs& a, GroupsCommand& c) {
 Result<GroupsCommand> check_args(const GroupsArgs& a) {
   const int actions = a.list + a.describe + a.remove + a.reset + a.delete_offsets;
   if (actions != 1) {
-    return invalid("Command must include exactly one action: --list, --describe, --delete, "
-                   "--reset-offsets, --delete-offsets");
+    return invalid(
+        "Command must include exactly one action: --list, --describe, --delete, "
+        "--reset-offsets, --delete-offsets");
   }
   const bool scenario = a.to_earliest || a.to_latest || a.to_current || a.to_datetime ||
                         a.by_duration || a.to_offset || a.shift_by;
@@ -261,7 +266,8 @@ Result<int64_t> parse_duration(std::string_view text) {
       std::regex::icase);
   std::match_results<std::string_view::const_iterator> m;
   const auto bad = invalid(fmt::format(
-      "--by-duration '{}' is not an ISO-8601 duration of the form PnDTnHnMnS (e.g. PT1H30M)", text));
+      "--by-duration '{}' is not an ISO-8601 duration of the form PnDTnHnMnS (e.g. PT1H30M)",
+      text));
   if (!std::regex_match(text.begin(), text.end(), m, kFormat)) return bad;
   const bool has_time = m[4].matched || m[5].matched || m[7].matched;
   if ((!m[2].matched && !has_time) || (m[3].matched && !has_time)) return bad;
@@ -310,8 +316,10 @@ Result<int64_t> plan_offset(const ResetSpec& spec, const client::TopicPartition&
       return clamp(spec.value);
     case ResetKind::shift_by:
       if (!f.committed) {
-        return invalid(fmt::format("Cannot shift offset for partition {} since there is no "
-                                   "current committed offset", client::to_string(tp)));
+        return invalid(
+            fmt::format("Cannot shift offset for partition {} since there is no "
+                        "current committed offset",
+                        client::to_string(tp)));
       }
       return clamp(*f.committed + spec.value);
     case ResetKind::datetime:

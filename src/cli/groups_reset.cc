@@ -23,7 +23,8 @@ Status check_inactive(client::SyncClient& c, const std::string& group) {
   if (d.state == "Empty" || d.state == "Dead") return Status::OK();
   return Status(ErrorCode::NON_EMPTY_GROUP,
                 fmt::format("Assignments can only be reset if the group '{}' is inactive, but "
-                            "the current state is {}.", group, d.state));
+                            "the current state is {}.",
+                            group, d.state));
 }
 
 Result<std::map<TopicPartition, int64_t>> committed_offsets(client::SyncClient& c,
@@ -65,7 +66,8 @@ Result<std::vector<PartitionFacts>> partition_facts(
     f.log_start = (*offsets)[i * per].offset;
     f.log_end = (*offsets)[i * per + 1].offset;
     // -1: no record at or after the time.
-    if (timestamp && (*offsets)[i * per + 2].offset >= 0) f.at_time = (*offsets)[i * per + 2].offset;
+    if (timestamp && (*offsets)[i * per + 2].offset >= 0)
+      f.at_time = (*offsets)[i * per + 2].offset;
     out.push_back(f);
   }
   return out;

@@ -100,7 +100,8 @@ int32_t murmur2(const void* data, size_t size) {
   uint32_t h = 0x9747b28c ^ static_cast<uint32_t>(size);
   const size_t whole = size / 4 * 4;
   for (size_t i = 0; i < whole; i += 4) {
-    uint32_t k = p[i] | (p[i + 1] << 8) | (p[i + 2] << 16) | (static_cast<uint32_t>(p[i + 3]) << 24);
+    uint32_t k = p[i] | (p[i + 1] << 8) | (p[i + 2] << 16) |
+                 (static_cast<uint32_t>(p[i + 3]) << 24);
     k *= m;
     k ^= k >> 24;
     k *= m;

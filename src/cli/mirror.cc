@@ -1,7 +1,7 @@
 // `mirra mirror`: manage the mirrors of a Mirra cluster, with the option names of KIP-1279's
-// kafka-mirror.sh (docs/mirroring-design.md §7): --create, --delete, --list, --add, --describe, --remove
-// (failover), --pause, --resume (which also recovers FAILED partitions). Later drafts of the
-// KIP name the tool kafka-cluster-mirrors.sh and spell three of them differently; both
+// kafka-mirror.sh (docs/mirroring-design.md §7): --create, --delete, --list, --add, --describe,
+// --remove (failover), --pause, --resume (which also recovers FAILED partitions). Later drafts of
+// the KIP name the tool kafka-cluster-mirrors.sh and spell three of them differently; both
 // spellings work (src/cli/README.md): --start is --add, --stop is --remove and --recover is
 // --resume (the same ResumeMirrorTopics request: a FAILED partition goes back to the state it
 // failed in with its retries reset, a PAUSED one is fetched again).
@@ -77,18 +77,20 @@ Result<std::vector<std::string>> client_properties(const MirrorArgs& a) {
 }
 
 Status check_args(const MirrorArgs& a) {
-  const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) +
-                      int(a.describe) + int(a.failover) + int(a.pause) + int(a.resume);
+  const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) + int(a.describe) +
+                      int(a.failover) + int(a.pause) + int(a.resume);
   if (actions != 1) {
-    return Status(ErrorCode::INVALID_REQUEST, "exactly one of --create, --delete, --add "
-                                              "(--start), --remove (--stop), --pause, --resume "
-                                              "(--recover), --list and --describe is needed");
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "exactly one of --create, --delete, --add "
+                  "(--start), --remove (--stop), --pause, --resume "
+                  "(--recover), --list and --describe is needed");
   }
   const bool topic_action = a.add || a.failover || a.pause || a.resume;
   if ((a.create || a.remove || topic_action) && a.mirror.empty()) {
-    return Status(ErrorCode::INVALID_REQUEST, "--mirror is required with --create, --delete, "
-                                              "--add (--start), --remove (--stop), --pause and "
-                                              "--resume (--recover)");
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "--mirror is required with --create, --delete, "
+                  "--add (--start), --remove (--stop), --pause and "
+                  "--resume (--recover)");
   }
   if (topic_action != !a.topics.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
@@ -175,9 +177,12 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
       fmt::print("Topic \"{}\" is {}.\n", t.name, a.pause ? "paused" : "mirrored again");
     } else {
       std::vector<std::string> lmos;
-      for (const auto& [p, lmo] : t.last_mirrored_offsets) lmos.push_back(fmt::format("{}:{}", p, lmo));
-      fmt::print("Topic \"{}\" failed over and is writable; last mirrored offsets (partition:LMO) "
-                 "{}.\n", t.name, fmt::join(lmos, ", "));
+      for (const auto& [p, lmo] : t.last_mirrored_offsets)
+        lmos.push_back(fmt::format("{}:{}", p, lmo));
+      fmt::print(
+          "Topic \"{}\" failed over and is writable; last mirrored offsets (partition:LMO) "
+          "{}.\n",
+          t.name, fmt::join(lmos, ", "));
     }
   }
   if (!first_error.empty()) return fail(kCommand, first_error);
@@ -274,9 +279,10 @@ int run_mirror(const MirrorArgs& a) {
 void add_mirror_command(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<MirrorArgs>();
   CLI::App* sub = app.add_subcommand(
-      "mirror", "Manage mirrors of source clusters: create, add topics, describe, fail over, "
-                "delete (like kafka-mirror.sh; kafka-cluster-mirrors.sh's --start, --stop and "
-                "--recover are accepted as --add, --remove and --resume)");
+      "mirror",
+      "Manage mirrors of source clusters: create, add topics, describe, fail over, "
+      "delete (like kafka-mirror.sh; kafka-cluster-mirrors.sh's --start, --stop and "
+      "--recover are accepted as --add, --remove and --resume)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_option("--command-config", a->command_config, "Client properties file");
   sub->add_option("--command-property", a->command_properties, "Client property key=value");

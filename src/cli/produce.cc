@@ -85,7 +85,10 @@ class Producer {
  public:
   Producer(client::SyncClient& client, std::string topic, int32_t partitions,
            records::Compression codec, client::ProduceOptions options)
-      : client_(client), topic_(std::move(topic)), partitions_(partitions), codec_(codec),
+      : client_(client),
+        topic_(std::move(topic)),
+        partitions_(partitions),
+        codec_(codec),
         options_(options) {}
 
   int32_t partition_for(const LineRecord& r) const {
@@ -95,7 +98,8 @@ class Producer {
 
   void add(int32_t partition, LineRecord r) {
     pending_bytes_[partition] += (r.key ? r.key->size() : 0) + (r.value ? r.value->size() : 0) + 16;
-    for (const auto& [k, v] : r.headers) pending_bytes_[partition] += k.size() + (v ? v->size() : 0);
+    for (const auto& [k, v] : r.headers)
+      pending_bytes_[partition] += k.size() + (v ? v->size() : 0);
     pending_[partition].push_back(std::move(r));
   }
   size_t pending_bytes(int32_t partition) { return pending_bytes_[partition]; }
@@ -161,8 +165,9 @@ Result<records::Compression> parse_codec(const std::optional<std::string>& name)
     auto c = static_cast<records::Compression>(id);
     if (*name == records::compression_name(c)) return c;
   }
-  return Status(ErrorCode::INVALID_CONFIG,
-                fmt::format("unknown compression codec '{}' (none, gzip, snappy, lz4, zstd)", *name));
+  return Status(
+      ErrorCode::INVALID_CONFIG,
+      fmt::format("unknown compression codec '{}' (none, gzip, snappy, lz4, zstd)", *name));
 }
 
 Result<int16_t> parse_acks(const std::string& text) {
@@ -228,8 +233,9 @@ int run_produce(ProduceArgs& a) {
 
 void add_produce_command(CLI::App& app, CommandResult& result) {
   auto args = std::make_shared<ProduceArgs>();
-  CLI::App* sub = app.add_subcommand("produce", "Write lines from stdin to a topic "
-                                                "(like kafka-console-producer.sh)");
+  CLI::App* sub = app.add_subcommand("produce",
+                                     "Write lines from stdin to a topic "
+                                     "(like kafka-console-producer.sh)");
   add_bootstrap_option(sub, args->bootstrap);
   sub->add_option("--topic", args->topic, "REQUIRED: the topic to produce to");
   sub->add_option("--property", args->properties,

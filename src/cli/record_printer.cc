@@ -15,7 +15,8 @@ namespace {
 // algorithm): a producer's data is dropped from its abort's first offset to its ABORT marker.
 class AbortFilter {
  public:
-  explicit AbortFilter(std::vector<client::AbortedTransaction> aborted) : aborted_(std::move(aborted)) {
+  explicit AbortFilter(std::vector<client::AbortedTransaction> aborted)
+      : aborted_(std::move(aborted)) {
     std::sort(aborted_.begin(), aborted_.end(),
               [](const auto& a, const auto& b) { return a.first_offset < b.first_offset; });
   }
@@ -50,10 +51,12 @@ void write(std::FILE* out, std::string_view s) { std::fwrite(s.data(), 1, s.size
 
 Result<RecordPrinter> RecordPrinter::from_properties(const Properties& props) {
   RecordPrinter p;
-  const std::pair<const char*, bool*> flags[] = {
-      {"print.timestamp", &p.timestamp_}, {"print.partition", &p.partition_},
-      {"print.offset", &p.offset_},       {"print.headers", &p.headers_},
-      {"print.key", &p.key_},             {"print.value", &p.value_}};
+  const std::pair<const char*, bool*> flags[] = {{"print.timestamp", &p.timestamp_},
+                                                 {"print.partition", &p.partition_},
+                                                 {"print.offset", &p.offset_},
+                                                 {"print.headers", &p.headers_},
+                                                 {"print.key", &p.key_},
+                                                 {"print.value", &p.value_}};
   for (const auto& [key, target] : flags) {
     auto v = parse_bool(props, key, *target);
     if (!v.ok()) return v.status();
@@ -99,11 +102,14 @@ Result<int64_t> RecordPrinter::print(const client::FetchedPartition& f, int64_t&
       };
       if (timestamp_) {
         const bool append = batch.timestamp_type() == records::TimestampType::log_append_time;
-        const int64_t ts = append ? batch.max_timestamp() : records::record_timestamp(batch.base_timestamp(), r.timestamp_delta);
+        const int64_t ts =
+            append ? batch.max_timestamp()
+                   : records::record_timestamp(batch.base_timestamp(), r.timestamp_delta);
         column(fmt::format("{}:{}", append ? "LogAppendTime" : "CreateTime", ts),
                partition_ || offset_ || headers_ || key_ || value_);
       }
-      if (partition_) column(fmt::format("Partition:{}", f.tp.partition), offset_ || headers_ || key_ || value_);
+      if (partition_)
+        column(fmt::format("Partition:{}", f.tp.partition), offset_ || headers_ || key_ || value_);
       if (offset_) column(fmt::format("Offset:{}", offset), headers_ || key_ || value_);
       if (headers_) {
         std::string hs;

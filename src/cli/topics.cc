@@ -26,17 +26,21 @@ struct TopicsArgs {
 
 // Kafka shows a topic's configs that are not defaults, "k=v,k=v".
 std::string describe_configs(client::SyncClient& c, const std::string& topic) {
-  auto r = c.describe_configs({client::ConfigResource{client::ConfigResourceType::topic, topic, {}}});
+  auto r =
+      c.describe_configs({client::ConfigResource{client::ConfigResourceType::topic, topic, {}}});
   if (!r.ok() || r->empty() || !r->front().status.ok()) return "";
   std::vector<std::string> items;
   for (const auto& e : r->front().entries) {
     if (e.source == client::ConfigSource::default_config) continue;
-    items.push_back(fmt::format("{}={}", e.name, e.sensitive ? "(sensitive)" : e.value.value_or("null")));
+    items.push_back(
+        fmt::format("{}={}", e.name, e.sensitive ? "(sensitive)" : e.value.value_or("null")));
   }
   return fmt::format("{}", fmt::join(items, ","));
 }
 
-std::string node_list(const std::vector<int32_t>& nodes) { return fmt::format("{}", fmt::join(nodes, ",")); }
+std::string node_list(const std::vector<int32_t>& nodes) {
+  return fmt::format("{}", fmt::join(nodes, ","));
+}
 
 int describe(client::SyncClient& c, const TopicsArgs& a) {
   std::optional<std::vector<std::string>> names;
@@ -82,8 +86,10 @@ int create(client::SyncClient& c, const TopicsArgs& a) {
   client::NewTopic t{a.topic, a.partitions, a.replication_factor, {}};
   for (const auto& kv : configs.value()) t.configs.push_back(kv);
   auto r = c.create_topics({t});
-  const bool existed = r.ok() && r->size() == 1 && r->front().status.code() == ErrorCode::TOPIC_ALREADY_EXISTS;
-  const int code = outcome(std::move(r), a.if_not_exists ? ErrorCode::TOPIC_ALREADY_EXISTS : ErrorCode::NONE);
+  const bool existed = r.ok() && r->size() == 1 &&
+                       r->front().status.code() == ErrorCode::TOPIC_ALREADY_EXISTS;
+  const int code =
+      outcome(std::move(r), a.if_not_exists ? ErrorCode::TOPIC_ALREADY_EXISTS : ErrorCode::NONE);
   if (code == 0 && !existed) fmt::print("Created topic {}.\n", a.topic);
   return code;
 }
@@ -91,8 +97,9 @@ int create(client::SyncClient& c, const TopicsArgs& a) {
 int run_topics(const TopicsArgs& a) {
   const int actions = a.create + a.list + a.describe + a.alter + a.remove;
   if (actions != 1) {
-    return fail(kCommand, "Command must include exactly one action: --list, --describe, "
-                          "--create, --alter or --delete");
+    return fail(kCommand,
+                "Command must include exactly one action: --list, --describe, "
+                "--create, --alter or --delete");
   }
   if ((a.create || a.alter || a.remove) && a.topic.empty()) {
     return fail(kCommand, "--topic is required with --create, --alter and --delete");
@@ -113,8 +120,9 @@ int run_topics(const TopicsArgs& a) {
 
 void add_topics_command(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<TopicsArgs>();
-  CLI::App* sub = app.add_subcommand("topics", "Create, list, describe, alter and delete topics "
-                                               "(like kafka-topics.sh)");
+  CLI::App* sub = app.add_subcommand("topics",
+                                     "Create, list, describe, alter and delete topics "
+                                     "(like kafka-topics.sh)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_flag("--create", a->create, "Create a topic");
   sub->add_flag("--list", a->list, "List the topics");
@@ -122,12 +130,14 @@ void add_topics_command(CLI::App& app, CommandResult& result) {
   sub->add_flag("--alter", a->alter, "Raise a topic's partition count (--partitions)");
   sub->add_flag("--delete", a->remove, "Delete a topic");
   sub->add_option("--topic", a->topic, "The topic");
-  sub->add_option("--partitions", a->partitions, "Partition count (create: default num.partitions)");
+  sub->add_option("--partitions", a->partitions,
+                  "Partition count (create: default num.partitions)");
   sub->add_option("--replication-factor", a->replication_factor,
                   "Replicas per partition (default default.replication.factor)");
   sub->add_option("--config", a->configs, "A topic config key=value (repeatable)");
   sub->add_flag("--if-not-exists", a->if_not_exists, "With --create: no error if it exists");
-  sub->add_flag("--if-exists", a->if_exists, "With --alter/--delete/--describe: no error if it does not exist");
+  sub->add_flag("--if-exists", a->if_exists,
+                "With --alter/--delete/--describe: no error if it does not exist");
   sub->add_option("--command-property", a->command_config, "Client property key=value");
   sub->callback([a, &result] { result.exit_code = run_topics(*a); });
 }

@@ -74,7 +74,8 @@ int describe(client::SyncClient& c, const TransactionsArgs& a) {
   Table table({"CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch",
                "TransactionState", "TransactionTimeoutMs", "CurrentTransactionStartTimeMs",
                "TransactionDurationMs", "TopicPartitions"});
-  const int64_t duration = d.start_time_ms < 0 ? -1 : std::max<int64_t>(0, now_ms() - d.start_time_ms);
+  const int64_t duration = d.start_time_ms < 0 ? -1
+                                               : std::max<int64_t>(0, now_ms() - d.start_time_ms);
   table.add({std::to_string(d.coordinator.node_id), d.transactional_id,
              std::to_string(d.producer_id), std::to_string(d.producer_epoch), d.state,
              std::to_string(d.timeout_ms), or_none(d.start_time_ms), or_none(duration),
@@ -132,8 +133,7 @@ Result<client::AbortTransactionSpec> abort_spec(client::SyncClient& c, const Tra
       return Status(ErrorCode::INVALID_REQUEST,
                     "abort needs all of --producer-id, --producer-epoch and --coordinator-epoch");
     }
-    return client::AbortTransactionSpec{tp, *a.producer_id,
-                                        static_cast<int16_t>(*a.producer_epoch),
+    return client::AbortTransactionSpec{tp, *a.producer_id, static_cast<int16_t>(*a.producer_epoch),
                                         *a.coordinator_epoch};
   }
   auto p = producers_of(c, tp, std::nullopt);
@@ -146,7 +146,8 @@ Result<client::AbortTransactionSpec> abort_spec(client::SyncClient& c, const Tra
   }
   return Status(ErrorCode::INVALID_REQUEST,
                 fmt::format("could not find any open transaction starting at offset {} on "
-                            "partition {}", *a.start_offset, client::to_string(tp)));
+                            "partition {}",
+                            *a.start_offset, client::to_string(tp)));
 }
 
 int abort_transaction(client::SyncClient& c, const TransactionsArgs& a) {
@@ -298,8 +299,8 @@ void add_transactions_command(CLI::App& app, CommandResult& result) {
   d->add_option("--transactional-id", a->transactional_id, "The transactional id")->required();
   action(d, describe);
 
-  CLI::App* dp = sub->add_subcommand("describe-producers",
-                                     "The producers a partition's leader knows");
+  CLI::App* dp =
+      sub->add_subcommand("describe-producers", "The producers a partition's leader knows");
   add_partition_options(dp, *a, true);
   dp->add_option("--broker-id", a->broker_id, "Ask this broker instead of the leader");
   action(dp, describe_producers);
@@ -312,8 +313,8 @@ void add_transactions_command(CLI::App& app, CommandResult& result) {
   ab->add_option("--coordinator-epoch", a->coordinator_epoch, "The coordinator epoch");
   action(ab, abort_transaction);
 
-  CLI::App* fh = sub->add_subcommand("find-hanging",
-                                     "Open transactions their coordinators do not know");
+  CLI::App* fh =
+      sub->add_subcommand("find-hanging", "Open transactions their coordinators do not know");
   add_partition_options(fh, *a, false);
   fh->add_option("--broker-id", a->broker_id, "Every partition with a replica on this broker");
   fh->add_option("--max-transaction-timeout", a->max_transaction_timeout_min,

@@ -100,7 +100,8 @@ asio::awaitable<Status> BrokerConnection::open(std::string host, uint16_t port) 
   }
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   auto self = shared_from_this();
-  asio::co_spawn(ex_, [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(
+      ex_, [self]() { return self->read_loop(); }, asio::detached);
   co_return Status::OK();
 }
 
@@ -109,9 +110,9 @@ asio::awaitable<Status> BrokerConnection::open(std::string host, uint16_t port) 
 // body that does not decode at the version asked for is also tried as v0.
 Result<Reply<protocol::ApiVersionsResponse>> BrokerConnection::decode_api_versions(
     RawBytes frame, int16_t version) const {
-  const bool says_unsupported =
-      frame.size() >= 6 && static_cast<int16_t>(records::load_be16(frame.data() + 4)) ==
-                               error_number(ErrorCode::UNSUPPORTED_VERSION);
+  const bool says_unsupported = frame.size() >= 6 &&
+                                static_cast<int16_t>(records::load_be16(frame.data() + 4)) ==
+                                    error_number(ErrorCode::UNSUPPORTED_VERSION);
   if (says_unsupported) {
     // Some brokers write this answer in a layout of their own (librdkafka 2.0's mock writes a
     // flexible body); the error code is all that matters, and v0 is then asked for.
@@ -157,7 +158,8 @@ asio::awaitable<Status> BrokerConnection::negotiate() {
       co_return Status(code, fmt::format("ApiVersions v{} to {} failed: {}", version, address_,
                                          error_message(code)));
     }
-    for (const auto& k : body.api_keys) broker_versions_[k.api_key] = {k.min_version, k.max_version};
+    for (const auto& k : body.api_keys)
+      broker_versions_[k.api_key] = {k.min_version, k.max_version};
     co_return Status::OK();
   }
 }
@@ -171,9 +173,10 @@ protocol::RequestHeader BrokerConnection::next_header(int16_t api_key, int16_t v
   return h;
 }
 
-asio::awaitable<Result<RawBytes>> BrokerConnection::round_trip(
-    protocol::Bytes frame, protocol::RequestHeader header, bool expects_response,
-    Millis timeout) {
+asio::awaitable<Result<RawBytes>> BrokerConnection::round_trip(protocol::Bytes frame,
+                                                               protocol::RequestHeader header,
+                                                               bool expects_response,
+                                                               Millis timeout) {
   if (closed_) co_return close_reason_;
   auto pending = std::make_shared<Pending>(ex_);
   pending->timer.expires_after(timeout);
@@ -183,7 +186,8 @@ asio::awaitable<Result<RawBytes>> BrokerConnection::round_trip(
   if (!writing_) {
     writing_ = true;
     auto self = shared_from_this();
-    asio::co_spawn(ex_, [self]() { return self->write_queued(); }, asio::detached);
+    asio::co_spawn(
+        ex_, [self]() { return self->write_queued(); }, asio::detached);
   }
   while (!pending->done) {
     asio::error_code ec;
@@ -287,9 +291,8 @@ void BrokerConnection::close(const Status& why) {
 
 Status BrokerConnection::decode_failure(std::string_view what, int16_t version,
                                         const Status& s) const {
-  return Status(ErrorCode::CORRUPT_MESSAGE,
-                fmt::format("cannot decode {} v{} from {}: {}", what, version, address_,
-                            s.message()));
+  return Status(ErrorCode::CORRUPT_MESSAGE, fmt::format("cannot decode {} v{} from {}: {}", what,
+                                                        version, address_, s.message()));
 }
 
 std::optional<std::pair<int16_t, int16_t>> BrokerConnection::broker_range(int16_t api_key) const {
@@ -306,9 +309,9 @@ Result<int16_t> BrokerConnection::version_for(int16_t api_key, std::optional<int
   }
   auto theirs = broker_range(api_key);
   if (!theirs) {
-    return Status(ErrorCode::UNSUPPORTED_VERSION,
-                  fmt::format("broker {} does not support {} (API key {})", address_, ours->name,
-                              api_key));
+    return Status(
+        ErrorCode::UNSUPPORTED_VERSION,
+        fmt::format("broker {} does not support {} (API key {})", address_, ours->name, api_key));
   }
   const int16_t lo = std::max(client_min_version(api_key, ours->min_version), theirs->first);
   int16_t hi = std::min(ours->max_version, theirs->second);

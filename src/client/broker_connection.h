@@ -51,8 +51,8 @@ struct Reply {
 
 // Per-call overrides for send().
 struct SendOptions {
-  std::optional<Millis> timeout;         // default: ConnectionOptions::request_timeout
-  std::optional<int16_t> max_version;    // cap below the negotiated version (e.g. no topic ids)
+  std::optional<Millis> timeout;       // default: ConnectionOptions::request_timeout
+  std::optional<int16_t> max_version;  // cap below the negotiated version (e.g. no topic ids)
 };
 
 class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
@@ -99,8 +99,8 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
   // Writes `frame` (correlation id already in it) and waits for its response frame, or only for
   // the write when !expects_response.
   asio::awaitable<Result<RawBytes>> round_trip(protocol::Bytes frame,
-                                                      protocol::RequestHeader header,
-                                                      bool expects_response, Millis timeout);
+                                               protocol::RequestHeader header,
+                                               bool expects_response, Millis timeout);
   asio::awaitable<void> write_queued();
   asio::awaitable<void> read_loop();
   protocol::RequestHeader next_header(int16_t api_key, int16_t version);

@@ -42,12 +42,11 @@ ClusterMetadata from_response(const protocol::MetadataResponse& r) {
 
 }  // namespace
 
-Status status_from(int16_t code, const std::optional<std::string>& message,
-                   std::string_view what) {
+Status status_from(int16_t code, const std::optional<std::string>& message, std::string_view what) {
   const ErrorCode ec = error_from_number(code);
   if (ec == ErrorCode::NONE) return Status::OK();
-  const std::string_view text =
-      message && !message->empty() ? std::string_view(*message) : error_message(ec);
+  const std::string_view text = message && !message->empty() ? std::string_view(*message)
+                                                             : error_message(ec);
   return Status(ec, fmt::format("{}: {}", what, text));
 }
 
@@ -81,8 +80,7 @@ ConnectionOptions Client::connection_options() const {
 asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> Client::open(int32_t key,
                                                                         std::string host,
                                                                         uint16_t port) {
-  auto conn = co_await BrokerConnection::connect(ex_, std::move(host), port,
-                                                 connection_options());
+  auto conn = co_await BrokerConnection::connect(ex_, std::move(host), port, connection_options());
   if (!conn.ok()) co_return conn.status();
   // Another call may have opened the same broker while this one was connecting.
   auto& slot = connections_[key];
@@ -119,8 +117,7 @@ asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> Client::any_connectio
     last = conn.status();
   }
   for (size_t i = 0; i < bootstrap_.size(); ++i) {
-    auto conn = co_await open(-1 - static_cast<int32_t>(i), bootstrap_[i].host,
-                              bootstrap_[i].port);
+    auto conn = co_await open(-1 - static_cast<int32_t>(i), bootstrap_[i].host, bootstrap_[i].port);
     if (conn.ok()) co_return conn;
     last = conn.status();
   }
@@ -188,14 +185,14 @@ void Client::merge_metadata(ClusterMetadata fresh, bool all_topics) {
     return;
   }
   for (TopicInfo& t : fresh.topics) {
-    TopicInfo* old = find_sorted(cache_.topics, t.name, [](const TopicInfo& e) -> const std::string& {
-      return e.name;
-    });
+    TopicInfo* old = find_sorted(cache_.topics, t.name,
+                                 [](const TopicInfo& e) -> const std::string& { return e.name; });
     if (old != nullptr) {
       *old = std::move(t);
     } else {
-      auto at = std::lower_bound(cache_.topics.begin(), cache_.topics.end(), t.name,
-                                 [](const TopicInfo& e, const std::string& n) { return e.name < n; });
+      auto at =
+          std::lower_bound(cache_.topics.begin(), cache_.topics.end(), t.name,
+                           [](const TopicInfo& e, const std::string& n) { return e.name < n; });
       cache_.topics.insert(at, std::move(t));
     }
   }

@@ -34,9 +34,9 @@ struct ClientOptions {
   std::string client_id = "mirra";
   Millis connect_timeout{10000};
   Millis request_timeout{30000};
-  Millis retry_backoff{100};       // doubles per round up to retry_backoff_max
+  Millis retry_backoff{100};  // doubles per round up to retry_backoff_max
   Millis retry_backoff_max{1000};
-  Millis retry_timeout{30000};     // how long one call keeps retrying
+  Millis retry_timeout{30000};  // how long one call keeps retrying
   Millis unknown_topic_retry{2000};
   // Metadata requests ask the broker to create unknown topics (Kafka producers do).
   bool allow_auto_topic_creation = false;
@@ -54,8 +54,7 @@ class Client {
 
   // Fresh metadata for these topics (nullopt: every topic); also refreshes the cache. A topic
   // that does not exist is in the result with its error.
-  asio::awaitable<Result<ClusterMetadata>> metadata(
-      std::optional<std::vector<std::string>> topics);
+  asio::awaitable<Result<ClusterMetadata>> metadata(std::optional<std::vector<std::string>> topics);
   // The cached topic, refreshed when unknown; fails when the broker reports an error for it.
   asio::awaitable<Result<TopicInfo>> topic(const std::string& name);
   asio::awaitable<Result<ClusterDescription>> describe_cluster();
@@ -78,8 +77,8 @@ class Client {
   // One answer per position, in order. With options.sessions, requests go in the caller's
   // KIP-227 sessions (client/fetch_sessions.h); partitions an incremental answer leaves out come
   // back OK, without records, with the offsets last reported.
-  asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(
-      std::vector<FetchPosition> positions, FetchOptions options = {});
+  asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(std::vector<FetchPosition> positions,
+                                                               FetchOptions options = {});
 
   // ---- consumer groups (client_groups.cc) ----
   // Each call goes to the group's coordinator, found with FindCoordinator (one request for all
@@ -123,9 +122,9 @@ class Client {
   // ---- mirrors (client_mirrors.cc) ----
   // Mirra's mirror admin RPCs, sent to the controller. The Status is the broker's answer
   // (INVALID_MIRROR_NAME, MIRROR_ALREADY_EXISTS, UNKNOWN_MIRROR, MIRROR_NOT_EMPTY, ...).
-  asio::awaitable<Status> create_mirror(
-      std::string name, std::vector<std::pair<std::string, std::string>> configs,
-      bool validate_only = false);
+  asio::awaitable<Status> create_mirror(std::string name,
+                                        std::vector<std::pair<std::string, std::string>> configs,
+                                        bool validate_only = false);
   asio::awaitable<Status> delete_mirror(std::string name);
   // Starts mirroring source topics by name and by regular expression; per-topic outcomes.
   asio::awaitable<Result<std::vector<MirrorTopicResult>>> add_topics_to_mirror(

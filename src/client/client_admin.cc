@@ -58,7 +58,7 @@ asio::awaitable<Result<std::vector<TopicResult>>> Client::delete_topics(
   protocol::DeleteTopicsRequest req;
   req.timeout_ms = static_cast<int32_t>(options_.request_timeout.count());
   for (const std::string& name : names) {
-    req.topic_names.push_back(name);  // v1-5
+    req.topic_names.push_back(name);        // v1-5
     req.topics.emplace_back().name = name;  // v6+
   }
   auto reply = co_await send_admin(req, true, [](const protocol::DeleteTopicsResponse& r) {
@@ -69,8 +69,8 @@ asio::awaitable<Result<std::vector<TopicResult>>> Client::delete_topics(
   std::vector<TopicResult> out;
   for (const auto& r : reply->body.responses) {
     const std::string name = r.name.value_or(r.topic_id.to_string());
-    out.push_back({name, status_from(r.error_code, r.error_message, "topic " + name), r.topic_id,
-                   -1, -1});
+    out.push_back(
+        {name, status_from(r.error_code, r.error_message, "topic " + name), r.topic_id, -1, -1});
   }
   co_return out;
 }
@@ -120,8 +120,8 @@ asio::awaitable<Result<std::vector<ConfigResourceResult>>> Client::describe_conf
     res.resource = resource_of(r.resource_type, r.resource_name);
     res.status = status_from(r.error_code, r.error_message, "configs of " + r.resource_name);
     for (const auto& c : r.configs) {
-      res.entries.push_back(
-          {c.name, c.value, c.read_only, c.is_sensitive, static_cast<ConfigSource>(c.config_source)});
+      res.entries.push_back({c.name, c.value, c.read_only, c.is_sensitive,
+                             static_cast<ConfigSource>(c.config_source)});
     }
     out.push_back(std::move(res));
   }

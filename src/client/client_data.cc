@@ -49,9 +49,9 @@ Out* claim(IndexMap& pending, std::vector<Out>& out, const std::string& topic, i
 }
 
 Status missing_answer(std::string_view api, const TopicPartition& tp, const BrokerConnection& c) {
-  return Status(ErrorCode::UNKNOWN_SERVER_ERROR,
-                fmt::format("the {} response from {} has no answer for {}", api, c.address(),
-                            to_string(tp)));
+  return Status(
+      ErrorCode::UNKNOWN_SERVER_ERROR,
+      fmt::format("the {} response from {} has no answer for {}", api, c.address(), to_string(tp)));
 }
 
 // ---- fetch ----
@@ -172,8 +172,8 @@ class SessionRequest {
   }
 
  private:
-  FetchSessions* sessions_;         // until the outcome is reported
-  FetchSessions* done_ = nullptr;   // after a completed answer in the session
+  FetchSessions* sessions_;        // until the outcome is reported
+  FetchSessions* done_ = nullptr;  // after a completed answer in the session
   FetchSessions::Request plan_;
 };
 
@@ -235,10 +235,10 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
     auto version = conn.version_for(protocol::FetchRequest::kApiKey, cap);
     if (!version.ok()) co_return version.status();
     const bool with_session = opts.sessions != nullptr && asked.insert(node).second;
-    SessionRequest session(
-        with_session ? opts.sessions : nullptr,
-        with_session ? opts.sessions->prepare(node, version.value(), targets)
-                     : FetchSessions::sessionless(node, version.value(), targets.size()));
+    SessionRequest session(with_session ? opts.sessions : nullptr,
+                           with_session
+                               ? opts.sessions->prepare(node, version.value(), targets)
+                               : FetchSessions::sessionless(node, version.value(), targets.size()));
     const protocol::FetchRequest req = fetch_request(opts, session.plan(), targets);
     SendOptions send_opts;
     send_opts.timeout = options_.request_timeout + Millis(opts.max_wait_ms);
@@ -271,10 +271,10 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
       if (!session.plan().incremental()) continue;
       // An incremental answer leaves out the partitions without news.
       if (!continued) {
-        out[i].status = Status(ErrorCode::FETCH_SESSION_ID_NOT_FOUND,
-                               fmt::format("{} ended fetch session {} (answered session {})",
-                                           conn.address(), session.plan().session_id,
-                                           body.session_id));
+        out[i].status =
+            Status(ErrorCode::FETCH_SESSION_ID_NOT_FOUND,
+                   fmt::format("{} ended fetch session {} (answered session {})", conn.address(),
+                               session.plan().session_id, body.session_id));
       } else if (const FetchSessions::Partition* known = session.answered(tp)) {
         fill_unchanged(out[i], *known, buffer);
       }
@@ -287,9 +287,9 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
 asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
     std::vector<OffsetQuery> queries, IsolationLevel isolation) {
   // One request for `indexes`; false when the answer is unusable as a whole.
-  auto ask = [this, &queries, isolation](BrokerConnection& conn, const std::vector<size_t>& indexes,
-                                         std::vector<PartitionOffset>& out)
-      -> asio::awaitable<Result<bool>> {
+  auto ask = [this, &queries,
+              isolation](BrokerConnection& conn, const std::vector<size_t>& indexes,
+                         std::vector<PartitionOffset>& out) -> asio::awaitable<Result<bool>> {
     using Req = protocol::ListOffsetsRequest;
     Req req;
     req.replica_id = -1;

@@ -19,9 +19,9 @@ bool coordinator_error(ErrorCode code) {
 }
 
 Status no_answer(std::string_view api, std::string_view what, const BrokerConnection& c) {
-  return Status(ErrorCode::UNKNOWN_SERVER_ERROR,
-                fmt::format("the {} response from {} has no answer for {}", api, c.address(),
-                            what));
+  return Status(
+      ErrorCode::UNKNOWN_SERVER_ERROR,
+      fmt::format("the {} response from {} has no answer for {}", api, c.address(), what));
 }
 
 // Partitions by topic, for the requests that list topics with their partitions.
@@ -67,7 +67,8 @@ asio::awaitable<Result<std::vector<Coordinator>>> Client::lookup_coordinators(
   if (type != CoordinatorType::group && version.value() < 1) {
     co_return Status(ErrorCode::UNSUPPORTED_VERSION,
                      fmt::format("broker {} cannot find transaction coordinators "
-                                 "(FindCoordinator v0)", c.address()));
+                                 "(FindCoordinator v0)",
+                                 c.address()));
   }
   const std::string_view kind = type == CoordinatorType::group ? "group " : "transactional id ";
   std::vector<Coordinator> out;
@@ -145,7 +146,8 @@ asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
   if (!states.empty() && version.value() < 4) {
     co_return Status(ErrorCode::UNSUPPORTED_VERSION,
                      fmt::format("broker {} cannot filter groups by state (ListGroups v{}, "
-                                 "filters need v4)", c.address(), version.value()));
+                                 "filters need v4)",
+                                 c.address(), version.value()));
   }
   protocol::ListGroupsRequest req;
   req.states_filter = states;
@@ -154,7 +156,8 @@ asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
   Status s = status_from(reply->body.error_code, std::nullopt, "list groups of " + c.address());
   if (!s.ok()) co_return s;
   std::vector<GroupListing> out;
-  for (const auto& g : reply->body.groups) out.push_back({g.group_id, g.protocol_type, g.group_state});
+  for (const auto& g : reply->body.groups)
+    out.push_back({g.group_id, g.protocol_type, g.group_state});
   co_return out;
 }
 
@@ -252,7 +255,7 @@ protocol::OffsetFetchRequest offset_fetch_request(
     const std::string& group, const std::optional<std::vector<TopicPartition>>& partitions) {
   using Req = protocol::OffsetFetchRequest;
   Req req;
-  req.group_id = group;  // v1-7
+  req.group_id = group;                                         // v1-7
   Req::OffsetFetchRequestGroup& g = req.groups.emplace_back();  // v8+
   g.group_id = group;
   if (!partitions) {
@@ -273,9 +276,11 @@ Status read_offsets(const protocol::OffsetFetchResponse& r, int16_t version,
                     std::vector<CommittedOffset>& out) {
   auto add = [&out](const std::string& topic, const auto& p) {
     out.push_back({{topic, p.partition_index},
-                   status_from(p.error_code, std::nullopt, "offset of " + topic + "-" +
-                                                               std::to_string(p.partition_index)),
-                   p.committed_offset, p.committed_leader_epoch, p.metadata});
+                   status_from(p.error_code, std::nullopt,
+                               "offset of " + topic + "-" + std::to_string(p.partition_index)),
+                   p.committed_offset,
+                   p.committed_leader_epoch,
+                   p.metadata});
   };
   if (version < 8) {
     for (const auto& t : r.topics) {
@@ -320,10 +325,9 @@ asio::awaitable<Result<std::vector<CommittedOffset>>> Client::offset_fetch(
   // The caller's order; a partition the broker left out has no committed offset.
   std::vector<CommittedOffset> out;
   for (const TopicPartition& tp : *partitions) {
-    auto it = std::lower_bound(got.begin(), got.end(), tp,
-                               [](const CommittedOffset& c, const TopicPartition& t) {
-                                 return c.tp < t;
-                               });
+    auto it = std::lower_bound(
+        got.begin(), got.end(), tp,
+        [](const CommittedOffset& c, const TopicPartition& t) { return c.tp < t; });
     if (it != got.end() && it->tp == tp) {
       out.push_back(*it);
     } else {

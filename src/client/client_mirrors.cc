@@ -87,8 +87,8 @@ asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::mirror_topics_ca
 
 asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::add_topics_to_mirror(
     std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
-  return mirror_topics_call<protocol::AddTopicsToMirrorRequest>(
-      std::move(mirror), std::move(names), std::move(patterns));
+  return mirror_topics_call<protocol::AddTopicsToMirrorRequest>(std::move(mirror), std::move(names),
+                                                                std::move(patterns));
 }
 
 asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::remove_topics_from_mirror(
@@ -99,8 +99,8 @@ asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::remove_topics_fr
 
 asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::pause_mirror_topics(
     std::string mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
-  return mirror_topics_call<protocol::PauseMirrorTopicsRequest>(
-      std::move(mirror), std::move(names), std::move(patterns));
+  return mirror_topics_call<protocol::PauseMirrorTopicsRequest>(std::move(mirror), std::move(names),
+                                                                std::move(patterns));
 }
 
 asio::awaitable<Result<std::vector<MirrorTopicResult>>> Client::resume_mirror_topics(
@@ -157,12 +157,12 @@ asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors
       td.name = t.name;
       td.id = t.topic_id;
       for (const auto& p : t.partitions) {
-        td.partitions.push_back({p.partition_index, p.state, p.source_log_start_offset,
-                                 p.source_high_watermark, p.destination_log_end_offset, p.lag,
-                                 p.last_mirrored_offset, p.retry_count,
-                                 status_from(p.last_error_code, p.last_error, "partition " + std::to_string(p.partition_index)),
-                                 p.lag_ms, p.bytes_per_second, p.records_per_second,
-                                 p.fetch_latency_ms});
+        td.partitions.push_back(
+            {p.partition_index, p.state, p.source_log_start_offset, p.source_high_watermark,
+             p.destination_log_end_offset, p.lag, p.last_mirrored_offset, p.retry_count,
+             status_from(p.last_error_code, p.last_error,
+                         "partition " + std::to_string(p.partition_index)),
+             p.lag_ms, p.bytes_per_second, p.records_per_second, p.fetch_latency_ms});
       }
     }
   }

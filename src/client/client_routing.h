@@ -87,7 +87,7 @@ inline bool coordinator_moved(ErrorCode code) {
 
 template <typename Out, typename Item, typename SendGroup>
 asio::awaitable<Result<std::vector<Out>>> Client::route(std::vector<Item>& items,
-                                                       SendGroup send_group) {
+                                                        SendGroup send_group) {
   const auto start = routing::Clock::now();
   std::vector<Out> results(items.size());
   std::vector<size_t> todo;
@@ -143,8 +143,8 @@ asio::awaitable<Result<std::vector<Out>>> Client::route(std::vector<Item>& items
 
 template <typename Req, typename Misrouted>
 asio::awaitable<Result<Reply<response_t<Req>>>> Client::send_admin(const Req& req,
-                                                                  bool to_controller,
-                                                                  Misrouted misrouted) {
+                                                                   bool to_controller,
+                                                                   Misrouted misrouted) {
   const auto start = routing::Clock::now();
   for (int round = 0;; ++round) {
     Result<std::shared_ptr<BrokerConnection>> conn = Status(ErrorCode::NETWORK_EXCEPTION, "");
@@ -214,8 +214,8 @@ asio::awaitable<Status> Client::route_to_coordinators(const std::vector<std::str
       const std::vector<size_t>& indexes = entry.second;
       const Coordinator c = cached(keys[indexes.front()])->second;
       Status s;
-      if constexpr (std::is_invocable_v<SendGroup, const Coordinator&,
-                                        const std::vector<size_t>&, std::vector<Out>&>) {
+      if constexpr (std::is_invocable_v<SendGroup, const Coordinator&, const std::vector<size_t>&,
+                                        std::vector<Out>&>) {
         s = co_await send_group(c, indexes, results);  // needs no request to the coordinator
       } else {
         auto conn = co_await coordinator_connection(c);

@@ -21,7 +21,8 @@ asio::awaitable<Result<std::vector<TransactionListing>>> list_transactions_of(
   if (filter.min_duration_ms >= 0 && version.value() < 1) {
     co_return Status(ErrorCode::UNSUPPORTED_VERSION,
                      fmt::format("broker {} cannot filter transactions by duration "
-                                 "(ListTransactions v0, the filter needs v1)", c.address()));
+                                 "(ListTransactions v0, the filter needs v1)",
+                                 c.address()));
   }
   protocol::ListTransactionsRequest req;
   req.state_filters = filter.states;
@@ -36,7 +37,8 @@ asio::awaitable<Result<std::vector<TransactionListing>>> list_transactions_of(
     co_return Status(ErrorCode::INVALID_REQUEST,
                      fmt::format("unknown transaction state '{}' (Kafka's states: Empty, Ongoing, "
                                  "PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, "
-                                 "Dead, PrepareEpochFence)", r.unknown_state_filters.front()));
+                                 "Dead, PrepareEpochFence)",
+                                 r.unknown_state_filters.front()));
   }
   std::vector<TransactionListing> out;
   for (const auto& t : r.transaction_states) {
@@ -70,9 +72,8 @@ asio::awaitable<Status> describe_producers_on(BrokerConnection& conn,
         r.status = status_from(p.error_code, p.error_message, "producers of " + to_string(r.tp));
         r.producers.clear();
         for (const auto& a : p.active_producers) {
-          r.producers.push_back({a.producer_id, a.producer_epoch, a.last_sequence,
-                                 a.last_timestamp, a.coordinator_epoch,
-                                 a.current_txn_start_offset});
+          r.producers.push_back({a.producer_id, a.producer_epoch, a.last_sequence, a.last_timestamp,
+                                 a.coordinator_epoch, a.current_txn_start_offset});
         }
       }
     }
@@ -99,9 +100,8 @@ asio::awaitable<Result<TransactionListings>> Client::list_transactions(Transacti
   for (const BrokerInfo& b : md->brokers) {
     const int32_t node = b.node_id;
     auto listed = co_await ask_broker<std::vector<TransactionListing>>(
-        node, [&filter, node](BrokerConnection& c) {
-          return list_transactions_of(c, node, filter);
-        });
+        node,
+        [&filter, node](BrokerConnection& c) { return list_transactions_of(c, node, filter); });
     if (!listed.ok()) {
       out.errors.push_back(listed.status());
       continue;
@@ -128,12 +128,12 @@ asio::awaitable<Result<std::vector<TransactionDescription>>> Client::describe_tr
       TransactionDescription& d = out[i];
       d.status = Status(ErrorCode::UNKNOWN_SERVER_ERROR,
                         fmt::format("the DescribeTransactions response from {} has no answer "
-                                    "for transactional id {}", conn.address(),
-                                    d.transactional_id));
+                                    "for transactional id {}",
+                                    conn.address(), d.transactional_id));
       for (const auto& t : reply->body.transaction_states) {
         if (t.transactional_id != d.transactional_id) continue;
-        d.status = status_from(t.error_code, std::nullopt,
-                               "transactional id " + d.transactional_id);
+        d.status =
+            status_from(t.error_code, std::nullopt, "transactional id " + d.transactional_id);
         d.state = t.transaction_state;
         d.timeout_ms = t.transaction_timeout_ms;
         d.start_time_ms = t.transaction_start_time_ms;
@@ -149,8 +149,8 @@ asio::awaitable<Result<std::vector<TransactionDescription>>> Client::describe_tr
     }
     co_return Status::OK();
   };
-  if (Status s = co_await route_to_coordinators(ids, results, send_group,
-                                                CoordinatorType::transaction);
+  if (Status s =
+          co_await route_to_coordinators(ids, results, send_group, CoordinatorType::transaction);
       !s.ok()) {
     co_return s;
   }
@@ -193,8 +193,8 @@ asio::awaitable<Status> Client::abort_transaction(AbortTransactionSpec spec) {
       for (const auto& tr : mr.topics) {
         for (const auto& p : tr.partitions) {
           if (tr.name == spec.tp.topic && p.partition_index == spec.tp.partition) {
-            out[0].status = status_from(p.error_code, std::nullopt,
-                                        "abort marker for " + to_string(spec.tp));
+            out[0].status =
+                status_from(p.error_code, std::nullopt, "abort marker for " + to_string(spec.tp));
           }
         }
       }

@@ -68,9 +68,9 @@ class FetchSessions {
     int64_t log_start_offset = -1;
   };
   struct Session {
-    int32_t id = 0;         // 0: none (yet): the next request is full and asks for one
-    int32_t epoch = 0;      // of the next request: 0 full, > 0 incremental
-    int16_t version = -1;   // the Fetch version the session was made with
+    int32_t id = 0;        // 0: none (yet): the next request is full and asks for one
+    int32_t epoch = 0;     // of the next request: 0 full, > 0 incremental
+    int16_t version = -1;  // the Fetch version the session was made with
     std::map<TopicPartition, Partition> partitions;
     bool in_flight = false;  // a request of this session awaits its answer
   };

@@ -78,8 +78,7 @@ Result<GroupListings> SyncClient::list_groups(std::vector<std::string> states) {
   return run(client_->list_groups(std::move(states)));
 }
 
-Result<std::vector<GroupDescription>> SyncClient::describe_groups(
-    std::vector<std::string> groups) {
+Result<std::vector<GroupDescription>> SyncClient::describe_groups(std::vector<std::string> groups) {
   return run(client_->describe_groups(std::move(groups)));
 }
 

@@ -31,7 +31,8 @@ class SyncClient {
   Result<std::vector<ResourceResult>> incremental_alter_configs(
       std::vector<AlterConfigResource> resources, bool validate_only = false);
   Result<std::vector<PartitionOffset>> list_offsets(
-      std::vector<OffsetQuery> queries, IsolationLevel isolation = IsolationLevel::read_uncommitted);
+      std::vector<OffsetQuery> queries,
+      IsolationLevel isolation = IsolationLevel::read_uncommitted);
   Result<std::vector<ProduceResult>> produce(std::vector<ProduceBatch> batches,
                                              ProduceOptions options = {});
   Result<std::vector<FetchedPartition>> fetch(std::vector<FetchPosition> positions,
@@ -65,8 +66,7 @@ class SyncClient {
                                                               std::vector<std::string> names,
                                                               std::vector<std::string> patterns);
   Result<std::vector<MirrorTopicResult>> remove_topics_from_mirror(
-      const std::string& mirror, std::vector<std::string> names,
-      std::vector<std::string> patterns);
+      const std::string& mirror, std::vector<std::string> names, std::vector<std::string> patterns);
   Result<std::vector<MirrorDescription>> describe_mirrors(
       std::optional<std::vector<std::string>> names);
 

@@ -29,8 +29,7 @@ Result<HostPort> parse_host_port(std::string_view item) {
   if (host.empty()) return bad("no host");
   int port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 ||
-      port > 65535) {
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) {
     return bad("port must be 1-65535");
   }
   return HostPort{std::string(host), static_cast<uint16_t>(port)};
@@ -55,7 +54,9 @@ Result<std::vector<HostPort>> parse_bootstrap_servers(std::string_view text) {
   return out;
 }
 
-std::string to_string(const TopicPartition& tp) { return fmt::format("{}-{}", tp.topic, tp.partition); }
+std::string to_string(const TopicPartition& tp) {
+  return fmt::format("{}-{}", tp.topic, tp.partition);
+}
 
 const PartitionInfo* TopicInfo::partition(int32_t index) const {
   auto it = std::lower_bound(partitions.begin(), partitions.end(), index,

@@ -283,7 +283,7 @@ struct GroupDescription {
   std::string protocol_type;  // "consumer"
   std::string protocol;       // the assignor, e.g. "range"
   std::vector<GroupMember> members;
-  Coordinator coordinator;    // the broker that answered
+  Coordinator coordinator;  // the broker that answered
 };
 
 // A committed offset; offset -1 when the group has none for the partition.
@@ -353,8 +353,8 @@ struct ProducerState {
   int32_t producer_epoch = -1;
   int32_t last_sequence = -1;
   int64_t last_timestamp = -1;
-  int32_t coordinator_epoch = -1;          // -1: no marker written yet
-  int64_t current_txn_start_offset = -1;   // -1: no transaction open
+  int32_t coordinator_epoch = -1;         // -1: no marker written yet
+  int64_t current_txn_start_offset = -1;  // -1: no transaction open
 };
 
 struct PartitionProducers {

@@ -136,9 +136,8 @@ asio::awaitable<Result<std::vector<InternalEntry>>> InternalTopic::read_all(int3
     co_return Status(ErrorCode::COORDINATOR_NOT_AVAILABLE,
                      fmt::format("{}-{} is not open", spec_.name, partition));
   }
-  auto read = co_await partitions_.run(part, [](storage::PartitionLog& log) {
-    return read_entries(log);
-  });
+  auto read =
+      co_await partitions_.run(part, [](storage::PartitionLog& log) { return read_entries(log); });
   co_return read;
 }
 

@@ -45,7 +45,7 @@ struct InternalProducer {
 // What a partition holds, in log order: records with the producer of their batch, and the
 // transaction markers (control batches) that decide those of transactional producers.
 struct InternalEntry {
-  InternalRecord record;          // empty key for a marker
+  InternalRecord record;  // empty key for a marker
   InternalProducer producer;
   std::optional<bool> marker_commit;  // set for a marker: true COMMIT, false ABORT
 };

@@ -46,9 +46,8 @@ asio::awaitable<Status> LocalMetadataStore::change(ChangeBuilder build, AfterCha
     if (Status s = next.apply(r, next.last_offset() + 1); !s.ok()) co_return s;
   }
   metadata::MetadataLog* log = log_.get();
-  auto first = co_await run_on(shards_.executor(0), [&, log] {
-    return log->append(records.value());
-  });
+  auto first =
+      co_await run_on(shards_.executor(0), [&, log] { return log->append(records.value()); });
   if (!first.ok()) {
     MIRRA_LOG_ERROR("metadata change not written: {}", first.status().message());
     co_return first.status();
@@ -60,10 +59,9 @@ asio::awaitable<Status> LocalMetadataStore::change(ChangeBuilder build, AfterCha
   }
   if (log->records_since_snapshot() >= kSnapshotEveryRecords) {
     metadata::MetadataImage copy = image_;
-    Status s = co_await run_on(shards_.executor(0), [&] {
-      return log->write_snapshot(copy);
-    });
-    if (!s.ok()) MIRRA_LOG_WARN("metadata snapshot failed (the log still has everything): {}", s.message());
+    Status s = co_await run_on(shards_.executor(0), [&] { return log->write_snapshot(copy); });
+    if (!s.ok())
+      MIRRA_LOG_WARN("metadata snapshot failed (the log still has everything): {}", s.message());
   }
   if (after) co_await after(image_);
   co_return Status::OK();

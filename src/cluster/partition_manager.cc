@@ -33,7 +33,8 @@ void remove_dir(const fs::path& dir) {
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ fs::path PartitionManager::dir_of(const Partition& p) const {
   return options_.log_dir / storage::partition_dir_name({p.topic, p.index});
 }
 
-Result<storage::LogConfig> PartitionManager::log_config_for(const metadata::TopicInfo& topic) const {
+Result<storage::LogConfig> PartitionManager::log_config_for(
+    const metadata::TopicInfo& topic) const {
   return build_log_config(topic.configs, options_.broker);
 }
 
@@ -101,8 +103,8 @@ void PartitionManager::clean_log_dir(const metadata::MetadataImage& image) {
     const metadata::TopicInfo* topic = image.topic(tp->topic);
     auto id = storage::read_partition_metadata(entry.path());
     const bool belongs = topic != nullptr && tp->partition >= 0 &&
-                         static_cast<size_t>(tp->partition) < topic->partitions.size() &&
-                         id.ok() && (!id.value() || *id.value() == topic->id);
+                         static_cast<size_t>(tp->partition) < topic->partitions.size() && id.ok() &&
+                         (!id.value() || *id.value() == topic->id);
     if (belongs) continue;
     const Uuid stray_id = id.ok() && id.value() ? *id.value() : Uuid::random();
     auto moved = rename_aside(entry.path(), stray_id, "stray");
@@ -118,7 +120,8 @@ void PartitionManager::clean_log_dir(const metadata::MetadataImage& image) {
 asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& image) {
   MIRRA_ASSERT_OWNER(owner_);
   clean_log_dir(image);
-  auto recovery = storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
+  auto recovery =
+      storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
   auto starts = storage::read_offset_checkpoint(options_.log_dir / storage::kLogStartCheckpoint);
   if (!recovery.ok()) MIRRA_LOG_WARN("{}; recovering every partition", recovery.status().message());
   if (!starts.ok()) MIRRA_LOG_WARN("{}", starts.status().message());
@@ -299,7 +302,8 @@ asio::awaitable<Status> PartitionManager::write_checkpoints() {
   }
   const fs::path dir = options_.log_dir;
   co_return co_await run_on(shards_.executor(0), [&]() -> Status {
-    if (Status s = storage::write_offset_checkpoint(dir / storage::kRecoveryPointCheckpoint, recovery);
+    if (Status s =
+            storage::write_offset_checkpoint(dir / storage::kRecoveryPointCheckpoint, recovery);
         !s.ok()) {
       return s;
     }

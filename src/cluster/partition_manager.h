@@ -16,8 +16,8 @@
 
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -138,8 +138,9 @@ auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
     return pending;
   }
   if (!p->online()) {
-    pending->set(R(Status(ErrorCode::KAFKA_STORAGE_ERROR,
-                          fmt::format("{}-{} is offline: {}", p->topic, p->index, p->offline_reason))));
+    pending->set(
+        R(Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                 fmt::format("{}-{} is offline: {}", p->topic, p->index, p->offline_reason))));
     return pending;
   }
   asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_,

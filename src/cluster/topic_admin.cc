@@ -47,7 +47,8 @@ Status validate_assignments(const NewTopic& t, int32_t node_id) {
       if (b != node_id) {
         return error(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
                      fmt::format("partition {} is assigned to broker {}, which does not exist "
-                                 "(this cluster has only broker {})", p, b, node_id));
+                                 "(this cluster has only broker {})",
+                                 p, b, node_id));
       }
       if (!seen.insert(b).second) {
         return error(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
@@ -76,7 +77,8 @@ Status validate_topic_name(std::string_view name) {
     if (!ok) {
       return error(ErrorCode::INVALID_TOPIC_EXCEPTION,
                    fmt::format("topic name \"{}\" contains a character other than ASCII "
-                               "letters, digits, '.', '_' and '-'", name));
+                               "letters, digits, '.', '_' and '-'",
+                               name));
     }
   }
   return Status::OK();
@@ -101,14 +103,15 @@ Status validate_new_topic(NewTopic& t, const TopicDefaults& d) {
                    fmt::format("number of partitions must be at least 1, got {}", t.partitions));
     }
     if (t.replication_factor <= 0) {
-      return error(ErrorCode::INVALID_REPLICATION_FACTOR,
-                   fmt::format("replication factor must be at least 1, got {}",
-                               t.replication_factor));
+      return error(
+          ErrorCode::INVALID_REPLICATION_FACTOR,
+          fmt::format("replication factor must be at least 1, got {}", t.replication_factor));
     }
     if (t.replication_factor > 1) {
       return error(ErrorCode::INVALID_REPLICATION_FACTOR,
                    fmt::format("replication factor {} cannot be reached: this cluster has 1 "
-                               "broker", t.replication_factor));
+                               "broker",
+                               t.replication_factor));
     }
     if (t.partitions > d.max_partitions) {
       return error(ErrorCode::INVALID_PARTITIONS,
@@ -153,9 +156,10 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
   auto after = [&](const MetadataImage& image) -> asio::awaitable<void> {
     const metadata::TopicInfo* info = image.topic(topic.name);
     if (info == nullptr) co_return;
-    MIRRA_LOG_INFO("created topic {} (id {}, {} partition(s){})", topic.name, id.to_string(),
-                   info->partitions.size(),
-                   topic.configs.empty() ? "" : fmt::format(", {} config override(s)", topic.configs.size()));
+    MIRRA_LOG_INFO(
+        "created topic {} (id {}, {} partition(s){})", topic.name, id.to_string(),
+        info->partitions.size(),
+        topic.configs.empty() ? "" : fmt::format(", {} config override(s)", topic.configs.size()));
     co_await partitions_.add_partitions(*info);
   };
   // Named, not a conditional temporary inside co_await: g++ 12 destroys such temporaries
@@ -201,7 +205,8 @@ asio::awaitable<Status> TopicAdmin::create_partitions(const std::string& name, i
     if (count <= before) {
       return error(ErrorCode::INVALID_PARTITIONS,
                    fmt::format("topic \"{}\" has {} partition(s); the new count must be higher, "
-                               "got {}", name, before, count));
+                               "got {}",
+                               name, before, count));
     }
     if (validate_only) return Records{};
     Records out;
@@ -237,8 +242,8 @@ asio::awaitable<Status> TopicAdmin::set_mirror_name(const std::string& name,
   co_return co_await store_.change(build, after);
 }
 
-asio::awaitable<Status> TopicAdmin::raise_leader_epoch(const std::string& name,
-                                                       int32_t partition, int32_t epoch) {
+asio::awaitable<Status> TopicAdmin::raise_leader_epoch(const std::string& name, int32_t partition,
+                                                       int32_t epoch) {
   auto build = [&](const MetadataImage& image) -> Result<Records> {
     const metadata::TopicInfo* t = image.topic(name);
     if (t == nullptr || partition < 0 || partition >= static_cast<int32_t>(t->partitions.size())) {

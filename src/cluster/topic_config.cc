@@ -17,10 +17,13 @@ using T = ConfigType;
 // Keys the storage LogConfig acts on; the others are accepted and described only.
 const std::set<std::string_view, std::less<>>& storage_keys() {
   static const std::set<std::string_view, std::less<>> keys = {
-      "segment.bytes", "segment.ms", "segment.index.bytes", "index.interval.bytes",
-      "retention.ms", "retention.bytes", "file.delete.delay.ms", "max.message.bytes",
-      "flush.messages", "flush.ms", "delete.retention.ms", "min.compaction.lag.ms",
-      "cleanup.policy", "message.timestamp.type"};
+      "segment.bytes",        "segment.ms",
+      "segment.index.bytes",  "index.interval.bytes",
+      "retention.ms",         "retention.bytes",
+      "file.delete.delay.ms", "max.message.bytes",
+      "flush.messages",       "flush.ms",
+      "delete.retention.ms",  "min.compaction.lag.ms",
+      "cleanup.policy",       "message.timestamp.type"};
   return keys;
 }
 
@@ -182,8 +185,8 @@ void add_broker_synonyms(const TopicConfigDef& def, const BrokerConfigSources& b
 
 }  // namespace
 
-std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, std::string>& overrides,
-                                                  const BrokerConfigSources& broker) {
+std::vector<ResolvedConfig> resolve_topic_configs(
+    const std::map<std::string, std::string>& overrides, const BrokerConfigSources& broker) {
   std::vector<ResolvedConfig> out;
   for (const TopicConfigDef& def : topic_config_defs()) {
     ResolvedConfig rc;
@@ -192,8 +195,8 @@ std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, st
       rc.synonyms.push_back({rc.name, it->second, ConfigSource::kDynamicTopic});
     }
     add_broker_synonyms(def, broker, rc.synonyms);
-    const std::string default_key =
-        def.synonyms.empty() ? rc.name : std::string(def.synonyms.front().key);
+    const std::string default_key = def.synonyms.empty() ? rc.name
+                                                         : std::string(def.synonyms.front().key);
     rc.synonyms.push_back({default_key, std::string(def.default_value), ConfigSource::kDefault});
     rc.value = rc.synonyms.front().value;
     rc.source = rc.synonyms.front().source;

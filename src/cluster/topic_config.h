@@ -32,8 +32,16 @@ enum class ConfigSource : int8_t {
 
 // DescribeConfigs' ConfigType values (v3+).
 enum class ConfigType : int8_t {
-  kUnknown = 0, kBoolean = 1, kString = 2, kInt = 3, kShort = 4, kLong = 5, kDouble = 6,
-  kList = 7, kClass = 8, kPassword = 9,
+  kUnknown = 0,
+  kBoolean = 1,
+  kString = 2,
+  kInt = 3,
+  kShort = 4,
+  kLong = 5,
+  kDouble = 6,
+  kList = 7,
+  kClass = 8,
+  kPassword = 9,
 };
 
 struct BrokerSynonym {
@@ -44,8 +52,8 @@ struct BrokerSynonym {
 struct TopicConfigDef {
   std::string_view name;
   ConfigType type;
-  std::string_view default_value;          // Kafka's default, as text
-  std::vector<BrokerSynonym> synonyms;     // most specific first
+  std::string_view default_value;       // Kafka's default, as text
+  std::vector<BrokerSynonym> synonyms;  // most specific first
   std::string_view doc;
 };
 
@@ -56,7 +64,8 @@ const TopicConfigDef* find_topic_config(std::string_view name);
 // broker resource) win over server.properties, which wins over Kafka's defaults.
 struct BrokerConfigSources {
   const std::map<std::string, std::string>* dynamic = nullptr;  // may be null
-  const std::map<std::string, std::string>* static_settings = nullptr;  // server.properties + overrides
+  const std::map<std::string, std::string>* static_settings =
+      nullptr;  // server.properties + overrides
 };
 
 struct ConfigSynonymValue {
@@ -73,8 +82,8 @@ struct ResolvedConfig {
 };
 
 // Every topic config with its effective value for a topic whose overrides are `overrides`.
-std::vector<ResolvedConfig> resolve_topic_configs(const std::map<std::string, std::string>& overrides,
-                                                  const BrokerConfigSources& broker);
+std::vector<ResolvedConfig> resolve_topic_configs(
+    const std::map<std::string, std::string>& overrides, const BrokerConfigSources& broker);
 
 // Checks one override: known key, value of the right type (and, for keys storage uses, in
 // range). INVALID_CONFIG naming the key otherwise.

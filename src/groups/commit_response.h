@@ -12,7 +12,8 @@ Response commit_response(const Request& req) {
   for (const auto& t : req.topics) {
     auto& out = r.topics.emplace_back();
     out.name = t.name;
-    for (const auto& p : t.partitions) out.partitions.emplace_back().partition_index = p.partition_index;
+    for (const auto& p : t.partitions)
+      out.partitions.emplace_back().partition_index = p.partition_index;
   }
   return r;
 }

@@ -17,8 +17,8 @@ constexpr bool kCompact = false;
 constexpr int16_t kNewestSubscriptionVersion = 3;
 
 // Smallest encodings, so that a hostile count is bounded by the bytes left before reserve().
-constexpr size_t kMinStringSize = 2;                  // int16 length
-constexpr size_t kMinTopicPartitionsSize = 2 + 4;     // empty topic, empty partition array
+constexpr size_t kMinStringSize = 2;               // int16 length
+constexpr size_t kMinTopicPartitionsSize = 2 + 4;  // empty topic, empty partition array
 
 void write_topic_partitions(Writer& w, const std::vector<TopicPartitions>& list) {
   w.write_array_length(kCompact, static_cast<int32_t>(list.size()));

@@ -81,8 +81,9 @@ std::string Group::select_protocol() const {
   if (ordered.empty()) return {};
   std::vector<std::string> candidates;
   for (const JoinProtocol& p : ordered.front()->protocols) {
-    const bool everyone = std::all_of(ordered.begin(), ordered.end(),
-                                      [&](const Member* m) { return offers(m->protocols, p.name); });
+    const bool everyone = std::all_of(ordered.begin(), ordered.end(), [&](const Member* m) {
+      return offers(m->protocols, p.name);
+    });
     if (everyone) candidates.push_back(p.name);
   }
   // Each member votes for the candidate it lists first.

@@ -61,7 +61,7 @@ struct Member {
   JoinWaiter awaiting_join;  // a JoinGroup parked until the join phase completes
   int16_t join_version = 0;  // its version (the response's nullable fields depend on it)
   SyncWaiter awaiting_sync;  // a SyncGroup parked until the leader's assignments arrive
-  bool synced = false;             // sent SyncGroup in the current generation
+  bool synced = false;       // sent SyncGroup in the current generation
 
   const Bytes* metadata_for(std::string_view protocol) const;
 };
@@ -87,7 +87,7 @@ struct Group {
   std::optional<std::string> protocol_type;
   std::optional<std::string> protocol;  // the selected protocol, once a generation has one
   std::optional<std::string> leader;
-  int64_t state_timestamp_ms = -1;      // wall clock of the last state change (offset expiry)
+  int64_t state_timestamp_ms = -1;  // wall clock of the last state change (offset expiry)
   std::map<std::string, Member> members;
   // Member ids handed out with MEMBER_ID_REQUIRED and not used yet, with their expiry.
   std::map<std::string, SteadyClock::time_point> pending_members;

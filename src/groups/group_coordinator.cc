@@ -202,8 +202,8 @@ asio::awaitable<JoinGroupResponse> GroupCoordinator::join(const JoinGroupRequest
   co_return co_await waiter->wait();
 }
 
-JoinWaiter GroupCoordinator::join_new_member(Group& g, const JoinGroupRequest& req,
-                                             int16_t version, const ClientInfo& client) {
+JoinWaiter GroupCoordinator::join_new_member(Group& g, const JoinGroupRequest& req, int16_t version,
+                                             const ClientInfo& client) {
   JoinWaiter waiter = new_join_waiter();
   if (static_cast<int64_t>(g.members.size()) >= config_.max_size) {
     waiter->set(join_error(ErrorCode::GROUP_MAX_SIZE_REACHED, "", version));
@@ -213,8 +213,7 @@ JoinWaiter GroupCoordinator::join_new_member(Group& g, const JoinGroupRequest& r
   if (version >= 4 && !req.group_instance_id) {
     // KIP-394: the member must come back with the id, so that a client that retries a
     // timed-out first join does not leave a ghost member behind.
-    g.pending_members[id] =
-        SteadyClock::now() + std::chrono::milliseconds(req.session_timeout_ms);
+    g.pending_members[id] = SteadyClock::now() + std::chrono::milliseconds(req.session_timeout_ms);
     waiter->set(join_error(ErrorCode::MEMBER_ID_REQUIRED, id, version));
     return waiter;
   }
@@ -232,7 +231,8 @@ JoinWaiter GroupCoordinator::join_static_member(Group& g, std::string old_id,
   // the old id is fenced.
   Member m = std::move(g.members[old_id]);
   g.members.erase(old_id);
-  if (m.awaiting_join) m.awaiting_join->set(join_error(ErrorCode::FENCED_INSTANCE_ID, old_id, version));
+  if (m.awaiting_join)
+    m.awaiting_join->set(join_error(ErrorCode::FENCED_INSTANCE_ID, old_id, version));
   if (m.awaiting_sync) m.awaiting_sync->set(sync_error(ErrorCode::FENCED_INSTANCE_ID));
   m.awaiting_join = nullptr;
   m.awaiting_sync = nullptr;
@@ -289,9 +289,8 @@ JoinWaiter GroupCoordinator::join_known_member(Group& g, const JoinGroupRequest&
   }
   Member& m = it->second;
   const bool changed = m.protocols != protocols_of(req);
-  const bool answer_now =
-      !changed && (g.is(GroupState::completing_rebalance) ||
-                   (g.is(GroupState::stable) && g.leader != id));
+  const bool answer_now = !changed && (g.is(GroupState::completing_rebalance) ||
+                                       (g.is(GroupState::stable) && g.leader != id));
   if (g.is(GroupState::empty) || g.is(GroupState::dead)) {
     waiter->set(join_error(ErrorCode::UNKNOWN_MEMBER_ID, id, version));
     return waiter;

@@ -95,7 +95,8 @@ class GroupCoordinator {
   // UNSTABLE_OFFSET_COMMIT (the client retries), as in Kafka.
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_offsets(
       const std::string& group_id,
-      const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics,
+      const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>&
+          topics,
       bool require_stable = false);
   asio::awaitable<protocol::OffsetDeleteResponse> delete_offsets(
       const protocol::OffsetDeleteRequest& req);

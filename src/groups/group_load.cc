@@ -10,8 +10,7 @@ namespace {
 
 constexpr const char* kMirraLogComponent = "groups";
 
-void apply_offset(Group& g, const OffsetKey& key, const std::optional<Bytes>& value,
-                  Status& st) {
+void apply_offset(Group& g, const OffsetKey& key, const std::optional<Bytes>& value, Status& st) {
   TopicPartition tp{key.topic, key.partition};
   if (!value) {
     g.offsets.erase(tp);

@@ -224,11 +224,12 @@ void GroupCoordinator::sweep() {
     }
     std::vector<std::string> expired;
     for (const auto& [id, m] : g.members) {
-      if (!m.awaiting_join && !m.awaiting_sync && now >= m.heartbeat_deadline) expired.push_back(id);
+      if (!m.awaiting_join && !m.awaiting_sync && now >= m.heartbeat_deadline)
+        expired.push_back(id);
     }
     for (const std::string& id : expired) {
-      MIRRA_LOG_INFO("group {}: member {} expired (no heartbeat within its session timeout)",
-                     gid, id);
+      MIRRA_LOG_INFO("group {}: member {} expired (no heartbeat within its session timeout)", gid,
+                     id);
       remove_member(g, id, ErrorCode::UNKNOWN_MEMBER_ID);
     }
     if (!expired.empty()) member_left(g, "a member's session expired");

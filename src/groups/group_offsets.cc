@@ -6,8 +6,8 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "groups/consumer_protocol.h"
 #include "groups/commit_response.h"
+#include "groups/consumer_protocol.h"
 #include "groups/group_coordinator.h"
 
 namespace mirra::groups {
@@ -92,7 +92,8 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   const int64_t now = now_ms();
   std::vector<OffsetsEntry> entries;
   std::vector<std::pair<TopicPartition, CommittedOffset>> accepted;
-  const int64_t expire = version <= 4 && req.retention_time_ms >= 0 ? now + req.retention_time_ms : -1;
+  const int64_t expire = version <= 4 && req.retention_time_ms >= 0 ? now + req.retention_time_ms
+                                                                    : -1;
   add_offsets(req, r, now, expire, entries, accepted);
   if (entries.empty()) co_return r;
   Status written = co_await topic_.append(req.group_id, std::move(entries));
@@ -106,9 +107,10 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   co_return r;
 }
 
-ErrorCode GroupCoordinator::add_offset(const std::string& group_id, TopicPartition tp,
-                                       CommittedOffset c, std::vector<OffsetsEntry>& entries,
-                                       std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const {
+ErrorCode GroupCoordinator::add_offset(
+    const std::string& group_id, TopicPartition tp, CommittedOffset c,
+    std::vector<OffsetsEntry>& entries,
+    std::vector<std::pair<TopicPartition, CommittedOffset>>& accepted) const {
   if (!partition_exists_(tp)) return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
   if (static_cast<int64_t>(c.metadata.size()) > config_.offset_metadata_max_bytes) {
     return ErrorCode::OFFSET_METADATA_TOO_LARGE;
@@ -122,7 +124,8 @@ ErrorCode GroupCoordinator::add_offset(const std::string& group_id, TopicPartiti
 
 protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_offsets(
     const std::string& group_id,
-    const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>& topics,
+    const std::optional<std::vector<protocol::OffsetFetchRequest::OffsetFetchRequestTopics>>&
+        topics,
     bool require_stable) {
   MIRRA_ASSERT_OWNER(owner_);
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
@@ -133,7 +136,8 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_
   }
   const Group* g = find(group_id);
   auto add = [&](const std::string& topic, int32_t partition, const CommittedOffset* c) {
-    if (out.topics.empty() || out.topics.back().name != topic) out.topics.emplace_back().name = topic;
+    if (out.topics.empty() || out.topics.back().name != topic)
+      out.topics.emplace_back().name = topic;
     auto& p = out.topics.back().partitions.emplace_back();
     p.partition_index = partition;
     p.committed_offset = c != nullptr ? c->offset : -1;
@@ -328,7 +332,8 @@ void GroupCoordinator::expire_offsets() {
         expired = !subscribed.empty() && subscribed.count(tp.topic) == 0 &&
                   now >= c.commit_timestamp + config_.offsets_retention_ms;
       }
-      if (expired) tombstones.push_back({encode_key(OffsetKey{gid, tp.topic, tp.partition}), std::nullopt});
+      if (expired)
+        tombstones.push_back({encode_key(OffsetKey{gid, tp.topic, tp.partition}), std::nullopt});
       return expired;
     });
     if (!tombstones.empty()) {

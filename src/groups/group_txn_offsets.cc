@@ -64,8 +64,9 @@ asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
   if (!written) {
     MIRRA_LOG_WARN("group {}: transactional offset commit of {} not stored: {}", req.group_id,
                    req.transactional_id, written.to_string());
-    fail_all(r, written.code() == ErrorCode::INVALID_PRODUCER_EPOCH ? ErrorCode::PRODUCER_FENCED
-                                                                     : ErrorCode::COORDINATOR_NOT_AVAILABLE);
+    fail_all(r, written.code() == ErrorCode::INVALID_PRODUCER_EPOCH
+                    ? ErrorCode::PRODUCER_FENCED
+                    : ErrorCode::COORDINATOR_NOT_AVAILABLE);
     co_return r;
   }
   get_or_create(req.group_id);  // the group exists from its first commit, as in Kafka
@@ -111,9 +112,8 @@ void GroupCoordinator::restore_txn_offsets(int64_t producer_id,
     if (ok == nullptr || !e->value) continue;
     auto v = decode_offset_value(*e->value);
     if (!v.ok()) continue;
-    txn_offsets_[producer_id][ok->group][{ok->topic, ok->partition}] =
-        CommittedOffset{v->offset, v->leader_epoch, v->metadata, v->commit_timestamp,
-                        v->expire_timestamp};
+    txn_offsets_[producer_id][ok->group][{ok->topic, ok->partition}] = CommittedOffset{
+        v->offset, v->leader_epoch, v->metadata, v->commit_timestamp, v->expire_timestamp};
   }
 }
 

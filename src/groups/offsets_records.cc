@@ -30,8 +30,8 @@ Status finish(const Reader& r, std::string_view what, int16_t version) {
   const std::string name = fmt::format("{} v{}", what, version);
   if (r.failed()) return r.status(name);
   if (r.remaining() != 0)
-    return corrupt(fmt::format("{}: {} trailing bytes after {} bytes", name, r.remaining(),
-                               r.position()));
+    return corrupt(
+        fmt::format("{}: {} trailing bytes after {} bytes", name, r.remaining(), r.position()));
   return Status::OK();
 }
 
@@ -110,10 +110,10 @@ size_t min_member_size(int16_t version) {
   const bool flex = version >= kFirstFlexibleValueVersion;
   const size_t str = flex ? 1 : 2;
   const size_t bytes = flex ? 1 : 4;
-  size_t n = 3 * str + 4 + 2 * bytes;           // ids, host, session timeout, two blobs
-  if (version >= 1) n += 4;                     // rebalance timeout
-  if (version >= 3) n += str;                   // group instance id
-  if (flex) n += 1;                             // tagged fields
+  size_t n = 3 * str + 4 + 2 * bytes;  // ids, host, session timeout, two blobs
+  if (version >= 1) n += 4;            // rebalance timeout
+  if (version >= 3) n += str;          // group instance id
+  if (flex) n += 1;                    // tagged fields
   return n;
 }
 

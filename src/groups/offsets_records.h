@@ -22,7 +22,7 @@ namespace mirra::groups {
 using Bytes = std::vector<uint8_t>;
 
 // Key versions as Kafka writes them.
-inline constexpr int16_t kOffsetCommitKeyVersion = 1;    // 0 is read too
+inline constexpr int16_t kOffsetCommitKeyVersion = 1;  // 0 is read too
 inline constexpr int16_t kGroupMetadataKeyVersion = 2;
 // Value versions Mirra writes: OffsetCommitValue v3 (leader epoch, no expire timestamp);
 // GroupMetadataValue v3 (static members). Older and newer (flexible v4) versions are read.

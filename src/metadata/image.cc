@@ -7,7 +7,9 @@
 namespace mirra::metadata {
 namespace {
 
-Status refuse(std::string message) { return Status(ErrorCode::CORRUPT_MESSAGE, std::move(message)); }
+Status refuse(std::string message) {
+  return Status(ErrorCode::CORRUPT_MESSAGE, std::move(message));
+}
 
 // Replicas name each node once; the leader (when there is one) is among them.
 Status check_replicas(const PartitionRecord& r, const std::string& topic) {
@@ -17,9 +19,10 @@ Status check_replicas(const PartitionRecord& r, const std::string& topic) {
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
     return refuse(fmt::format("partition {}-{} lists a replica twice", topic, r.partition));
-  if (r.leader != -1 && std::find(r.replicas.begin(), r.replicas.end(), r.leader) == r.replicas.end())
-    return refuse(fmt::format("partition {}-{}: leader {} is not a replica", topic, r.partition,
-                              r.leader));
+  if (r.leader != -1 &&
+      std::find(r.replicas.begin(), r.replicas.end(), r.leader) == r.replicas.end())
+    return refuse(
+        fmt::format("partition {}-{}: leader {} is not a replica", topic, r.partition, r.leader));
   return Status::OK();
 }
 
@@ -81,8 +84,8 @@ Status MetadataImage::apply_topic(const TopicRecord& r) {
 Status MetadataImage::apply_partition(const PartitionRecord& r) {
   auto id_it = names_by_id_.find(r.topic_id);
   if (id_it == names_by_id_.end())
-    return refuse(fmt::format("partition {} of unknown topic id {}", r.partition,
-                              r.topic_id.to_string()));
+    return refuse(
+        fmt::format("partition {} of unknown topic id {}", r.partition, r.topic_id.to_string()));
   TopicInfo& t = topics_.find(id_it->second)->second;
   const auto count = static_cast<int64_t>(t.partitions.size());
   if (r.partition < 0 || r.partition > count)
@@ -92,8 +95,8 @@ Status MetadataImage::apply_partition(const PartitionRecord& r) {
   if (r.partition < count) {
     const int32_t current = t.partitions[static_cast<size_t>(r.partition)].leader_epoch;
     if (r.leader_epoch < current)
-      return refuse(fmt::format("partition {}-{}: leader epoch {} is below the current {}",
-                                t.name, r.partition, r.leader_epoch, current));
+      return refuse(fmt::format("partition {}-{}: leader epoch {} is below the current {}", t.name,
+                                r.partition, r.leader_epoch, current));
   }
   PartitionInfo p{r.partition, r.replicas, r.leader, r.leader_epoch};
   if (r.partition == count) {
@@ -116,12 +119,16 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
     // Per-broker dynamic configs would need this broker's node id to resolve; only the
     // cluster-wide default exists so far.
     if (!r.resource_name.empty())
-      return refuse(fmt::format("config {} for broker '{}': only the cluster-wide default "
-                                "(resource name \"\") is supported", r.key, r.resource_name));
+      return refuse(
+          fmt::format("config {} for broker '{}': only the cluster-wide default "
+                      "(resource name \"\") is supported",
+                      r.key, r.resource_name));
     target = &broker_configs_;
   } else {
-    return refuse(fmt::format("config {} for resource type {}: only topics (2) and the broker "
-                              "default (4) are supported", r.key, r.resource_type));
+    return refuse(
+        fmt::format("config {} for resource type {}: only topics (2) and the broker "
+                    "default (4) are supported",
+                    r.key, r.resource_type));
   }
   if (r.value) {
     (*target)[r.key] = *r.value;
@@ -145,8 +152,8 @@ Status MetadataImage::apply_producer_ids(const ProducerIdsRecord& r) {
     return refuse(fmt::format("next producer id {} does not move past {}", r.next_producer_id,
                               next_producer_id_));
   if (r.next_producer_id > kMaxNextProducerId)
-    return refuse(fmt::format("next producer id {} is above {}", r.next_producer_id,
-                              kMaxNextProducerId));
+    return refuse(
+        fmt::format("next producer id {} is above {}", r.next_producer_id, kMaxNextProducerId));
   next_producer_id_ = r.next_producer_id;
   return Status::OK();
 }
@@ -163,8 +170,8 @@ Status MetadataImage::apply_mirror(const MirrorRecord& r) {
     const std::string& key = r.configs[i].first;
     if (key.empty()) return refuse(fmt::format("mirror {}: empty config key", r.name));
     if (i > 0 && key <= r.configs[i - 1].first)
-      return refuse(fmt::format("mirror {}: config keys not sorted and unique at '{}'", r.name,
-                                key));
+      return refuse(
+          fmt::format("mirror {}: config keys not sorted and unique at '{}'", r.name, key));
     m.configs.emplace(key, r.configs[i].second);
   }
   mirrors_[r.name] = std::move(m);
@@ -172,7 +179,8 @@ Status MetadataImage::apply_mirror(const MirrorRecord& r) {
 }
 
 Status MetadataImage::apply_remove_mirror(const RemoveMirrorRecord& r) {
-  if (mirrors_.erase(r.name) == 0) return refuse(fmt::format("remove of unknown mirror '{}'", r.name));
+  if (mirrors_.erase(r.name) == 0)
+    return refuse(fmt::format("remove of unknown mirror '{}'", r.name));
   return Status::OK();
 }
 

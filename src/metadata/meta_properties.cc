@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "base/parse.h"
 #include "base/properties.h"
 #include "storage/durable_file.h"
-#include "base/parse.h"
 
 namespace mirra::metadata {
 
@@ -40,17 +40,18 @@ Result<MetaProperties> create(const fs::path& log_dir, const fs::path& file, int
   props.node_id = node_id;
   props.directory_id = Uuid::random();
   if (Status st = write(file, props); !st) return st;
-  MIRRA_LOG_INFO("{}: created (cluster.id {}, node.id {})", file.string(), props.cluster_id, node_id);
+  MIRRA_LOG_INFO("{}: created (cluster.id {}, node.id {})", file.string(), props.cluster_id,
+                 node_id);
   return props;
 }
 
 }  // namespace
 
 std::string format_meta_properties(const MetaProperties& props) {
-  return fmt::format("#Written by Mirra; identifies this log directory. Do not edit.\n"
-                     "version={}\ncluster.id={}\nnode.id={}\ndirectory.id={}\n",
-                     props.version, props.cluster_id, props.node_id,
-                     props.directory_id.to_string());
+  return fmt::format(
+      "#Written by Mirra; identifies this log directory. Do not edit.\n"
+      "version={}\ncluster.id={}\nnode.id={}\ndirectory.id={}\n",
+      props.version, props.cluster_id, props.node_id, props.directory_id.to_string());
 }
 
 Result<MetaProperties> parse_meta_properties(std::string_view text, const fs::path& file) {
@@ -70,16 +71,19 @@ Result<MetaProperties> parse_meta_properties(std::string_view text, const fs::pa
                                       kMetaPropertiesVersion));
   const std::string* cluster = get("cluster.id");
   if (!cluster) return bad_file(file, "no cluster.id");
-  if (!Uuid::parse(*cluster)) return bad_file(file, fmt::format("cluster.id '{}' is not a Uuid", *cluster));
+  if (!Uuid::parse(*cluster))
+    return bad_file(file, fmt::format("cluster.id '{}' is not a Uuid", *cluster));
   out.cluster_id = *cluster;
   const std::string* node = get("node.id");
   if (!node) return bad_file(file, "no node.id");
   auto node_id = parse_int32(*node);
-  if (!node_id || *node_id < 0) return bad_file(file, fmt::format("node.id '{}' is not a node id", *node));
+  if (!node_id || *node_id < 0)
+    return bad_file(file, fmt::format("node.id '{}' is not a node id", *node));
   out.node_id = *node_id;
   if (const std::string* dir = get("directory.id")) {
     auto id = Uuid::parse(*dir);
-    if (!id || id->is_zero()) return bad_file(file, fmt::format("directory.id '{}' is not a Uuid", *dir));
+    if (!id || id->is_zero())
+      return bad_file(file, fmt::format("directory.id '{}' is not a Uuid", *dir));
     out.directory_id = *id;
   }
   return out;

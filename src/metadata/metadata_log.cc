@@ -44,7 +44,9 @@ bool is_empty(const MetadataImage& image) {
   return image.last_offset() == -1 && image.topics().empty() && image.broker_configs().empty();
 }
 
-Status corrupt(std::string message) { return Status(ErrorCode::CORRUPT_MESSAGE, std::move(message)); }
+Status corrupt(std::string message) {
+  return Status(ErrorCode::CORRUPT_MESSAGE, std::move(message));
+}
 
 // Snapshot end offsets in the directory, newest first.
 Result<std::vector<int64_t>> list_snapshots(const fs::path& dir) {
@@ -87,8 +89,10 @@ Result<Loaded> load_newest_snapshot(const fs::path& dir, const PartitionLog& log
     return Loaded{std::move(image).value(), end};
   }
   if (log.log_start_offset() > 0)
-    return corrupt(fmt::format("metadata log {} starts at offset {} but no valid snapshot covers "
-                               "the records below it", dir.string(), log.log_start_offset()));
+    return corrupt(
+        fmt::format("metadata log {} starts at offset {} but no valid snapshot covers "
+                    "the records below it",
+                    dir.string(), log.log_start_offset()));
   return Loaded{};
 }
 
@@ -99,10 +103,10 @@ Status replay_batch(const records::BatchView& batch, int64_t from, MetadataImage
   return records::for_each_record(batch, scratch, [&](const records::RecordView& rec) {
     const int64_t offset = batch.base_offset() + rec.offset_delta;
     if (offset < from) return Status::OK();
-    if (!rec.value) return corrupt(fmt::format("metadata record at offset {} has no value", offset));
+    if (!rec.value)
+      return corrupt(fmt::format("metadata record at offset {} has no value", offset));
     auto record = decode_record(*rec.value);
-    if (!record)
-      return corrupt(fmt::format("offset {}: {}", offset, record.status().message()));
+    if (!record) return corrupt(fmt::format("offset {}: {}", offset, record.status().message()));
     return image.apply(*record, offset);
   });
 }
@@ -122,7 +126,8 @@ MetadataLog::MetadataLog(fs::path partition_dir, std::unique_ptr<PartitionLog> l
     : partition_dir_(std::move(partition_dir)), log_(std::move(log)), options_(options) {}
 
 MetadataLog::~MetadataLog() {
-  if (Status st = close(); !st) MIRRA_LOG_ERROR("{}: close failed: {}", partition_dir_.string(), st.to_string());
+  if (Status st = close(); !st)
+    MIRRA_LOG_ERROR("{}: close failed: {}", partition_dir_.string(), st.to_string());
 }
 
 Result<std::unique_ptr<MetadataLog>> MetadataLog::open(const fs::path& dir, MetadataImage* image,
@@ -219,8 +224,9 @@ Status MetadataLog::delete_snapshots_below(int64_t end_offset) {
     if (e >= end_offset) continue;
     std::error_code ec;
     fs::remove(partition_dir_ / snapshot_file_name(e), ec);
-    if (ec) MIRRA_LOG_WARN("{}: cannot remove old snapshot {}: {}", partition_dir_.string(),
-                           snapshot_file_name(e), ec.message());
+    if (ec)
+      MIRRA_LOG_WARN("{}: cannot remove old snapshot {}: {}", partition_dir_.string(),
+                     snapshot_file_name(e), ec.message());
   }
   return Status::OK();
 }

@@ -16,14 +16,22 @@ constexpr bool kCompact = true;
 
 std::string_view type_name(int16_t type) {
   switch (type) {
-    case kTopicRecordType: return "TopicRecord";
-    case kPartitionRecordType: return "PartitionRecord";
-    case kConfigRecordType: return "ConfigRecord";
-    case kRemoveTopicRecordType: return "RemoveTopicRecord";
-    case kProducerIdsRecordType: return "ProducerIdsRecord";
-    case kMirrorRecordType: return "MirrorRecord";
-    case kRemoveMirrorRecordType: return "RemoveMirrorRecord";
-    default: return "unknown";
+    case kTopicRecordType:
+      return "TopicRecord";
+    case kPartitionRecordType:
+      return "PartitionRecord";
+    case kConfigRecordType:
+      return "ConfigRecord";
+    case kRemoveTopicRecordType:
+      return "RemoveTopicRecord";
+    case kProducerIdsRecordType:
+      return "ProducerIdsRecord";
+    case kMirrorRecordType:
+      return "MirrorRecord";
+    case kRemoveMirrorRecordType:
+      return "RemoveMirrorRecord";
+    default:
+      return "unknown";
   }
 }
 
@@ -164,17 +172,31 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
     return corrupt(fmt::format("{} bytes, shorter than the 4-byte type and version", bytes.size()));
   if (type_name(type) == "unknown") return corrupt(fmt::format("unknown record type {}", type));
   if (version < 0 || version > kRecordVersion)
-    return corrupt(fmt::format("{} version {} is not supported (newest known: {})",
-                               type_name(type), version, kRecordVersion));
+    return corrupt(fmt::format("{} version {} is not supported (newest known: {})", type_name(type),
+                               version, kRecordVersion));
   MetadataRecord record;
   switch (type) {
-    case kTopicRecordType: record = read_topic(r); break;
-    case kPartitionRecordType: record = read_partition(r); break;
-    case kConfigRecordType: record = read_config(r); break;
-    case kRemoveTopicRecordType: record = read_remove_topic(r); break;
-    case kProducerIdsRecordType: record = read_producer_ids(r); break;
-    case kMirrorRecordType: record = read_mirror(r); break;
-    default: record = read_remove_mirror(r); break;
+    case kTopicRecordType:
+      record = read_topic(r);
+      break;
+    case kPartitionRecordType:
+      record = read_partition(r);
+      break;
+    case kConfigRecordType:
+      record = read_config(r);
+      break;
+    case kRemoveTopicRecordType:
+      record = read_remove_topic(r);
+      break;
+    case kProducerIdsRecordType:
+      record = read_producer_ids(r);
+      break;
+    case kMirrorRecordType:
+      record = read_mirror(r);
+      break;
+    default:
+      record = read_remove_mirror(r);
+      break;
   }
   if (r.failed()) return r.status("metadata record: " + std::string(type_name(type)));
   if (r.remaining() != 0)

@@ -61,8 +61,8 @@ Result<MetadataImage> decode_snapshot(std::span<const uint8_t> bytes, int64_t en
   const uint32_t crc = r.read_uint32();
   const uint32_t actual = records::crc32c(bytes.subspan(kBodyAt));
   if (crc != actual)
-    return corrupt(end_offset, fmt::format("CRC mismatch (stored {:08x}, computed {:08x})", crc,
-                                           actual));
+    return corrupt(end_offset,
+                   fmt::format("CRC mismatch (stored {:08x}, computed {:08x})", crc, actual));
   const int64_t last_offset = r.read_int64();
   if (last_offset + 1 != end_offset)
     return corrupt(end_offset, fmt::format("holds offsets up to {}, the name says up to {}",
@@ -75,14 +75,17 @@ Result<MetadataImage> decode_snapshot(std::span<const uint8_t> bytes, int64_t en
   protocol::Bytes encoded;
   for (int32_t i = 0; i < count; ++i) {
     r.read_bytes(false, encoded);
-    if (r.failed()) return r.status(fmt::format("metadata snapshot {} record {}",
-                                                snapshot_file_name(end_offset), i));
+    if (r.failed())
+      return r.status(
+          fmt::format("metadata snapshot {} record {}", snapshot_file_name(end_offset), i));
     auto record = decode_record(encoded);
-    if (!record) return corrupt(end_offset, fmt::format("record {}: {}", i, record.status().message()));
+    if (!record)
+      return corrupt(end_offset, fmt::format("record {}: {}", i, record.status().message()));
     records.push_back(std::move(record).value());
   }
   if (r.remaining() != 0)
-    return corrupt(end_offset, fmt::format("{} trailing bytes after {} records", r.remaining(), count));
+    return corrupt(end_offset,
+                   fmt::format("{} trailing bytes after {} records", r.remaining(), count));
   auto image = image_from_records(records, last_offset);
   if (!image) return corrupt(end_offset, image.status().message());
   return image;

@@ -40,9 +40,9 @@ class ClientSourceConnection : public SourceConnection {
 };
 
 Result<std::unique_ptr<client::Client>> make_client(asio::any_io_executor core,
-                                                     const std::string& bootstrap_servers,
-                                                     const std::string& client_id,
-                                                     std::chrono::milliseconds retry_timeout) {
+                                                    const std::string& bootstrap_servers,
+                                                    const std::string& client_id,
+                                                    std::chrono::milliseconds retry_timeout) {
   client::ClientOptions o;
   o.bootstrap_servers = bootstrap_servers;
   o.client_id = client_id;

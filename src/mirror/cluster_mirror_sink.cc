@@ -36,7 +36,7 @@ std::optional<SinkLog> ClusterMirrorSink::log(const client::TopicPartition& tp) 
 namespace {
 
 Result<std::shared_ptr<cluster::Partition>> find_open(const cluster::PartitionManager& partitions,
-                                                       const client::TopicPartition& tp) {
+                                                      const client::TopicPartition& tp) {
   auto p = partitions.find(tp.topic, tp.partition);
   if (p == nullptr) {
     return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, client::to_string(tp) + " is not open");
@@ -73,9 +73,8 @@ asio::awaitable<Status> ClusterMirrorSink::append(const client::TopicPartition& 
 
 asio::awaitable<Status> ClusterMirrorSink::truncate_to(const client::TopicPartition& tp,
                                                        int64_t offset) {
-  co_return co_await run_on(partitions_, tp, [offset](storage::PartitionLog& log) {
-    return log.truncate_to(offset);
-  });
+  co_return co_await run_on(
+      partitions_, tp, [offset](storage::PartitionLog& log) { return log.truncate_to(offset); });
 }
 
 asio::awaitable<Status> ClusterMirrorSink::restart_at(const client::TopicPartition& tp,

@@ -69,7 +69,8 @@ Status check_writable(const metadata::MetadataImage& image, const MirrorStateSto
   if (partition >= 0) {
     writable = stopped(partition);
   } else {
-    for (const metadata::PartitionInfo& p : t->partitions) writable = writable && stopped(p.partition);
+    for (const metadata::PartitionInfo& p : t->partitions)
+      writable = writable && stopped(p.partition);
   }
   if (writable) return Status::OK();
   return Status(ErrorCode::READ_ONLY_TOPIC,
@@ -139,8 +140,8 @@ asio::awaitable<Status> MirrorAdmin::remove(const std::string& name,
       if (static_cast<MirrorState>(state) != MirrorState::stopped) {
         return Status(ErrorCode::MIRROR_NOT_EMPTY,
                       fmt::format("mirror '{}' still mirrors topic {} (state {}); fail it over "
-                                  "first (mirra mirror --remove --mirror {} --topic {})", name,
-                                  t->name, mirror_state_name(state), name, t->name));
+                                  "first (mirra mirror --remove --mirror {} --topic {})",
+                                  name, t->name, mirror_state_name(state), name, t->name));
       }
       // A STOPPED topic becomes an ordinary one. Its state (the LMO) stays in __mirror_state
       // for a later failback from the other side (LastMirroredOffsets).

@@ -1,5 +1,5 @@
-// MirrorRunner's handling of one partition's fetch answer (docs/mirroring-design.md §2, §3): the copy of
-// its batches, the log start, an out-of-range position, the leader-epoch invariant, and the
+// MirrorRunner's handling of one partition's fetch answer (docs/mirroring-design.md §2, §3): the
+// copy of its batches, the log start, an out-of-range position, the leader-epoch invariant, and the
 // state transitions of success and failure.
 #include <algorithm>
 #include <chrono>
@@ -67,8 +67,7 @@ MirrorStateValue next_state(const MirrorStateValue& v, MirrorState state) {
 
 }  // namespace
 
-asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
-                                          int64_t asked_offset) {
+asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f, int64_t asked_offset) {
   MIRRA_ASSERT_OWNER(owner_);
   const std::optional<SinkLog> log = ctx_.sink.log(f.tp);
   if (!log) co_return false;  // removed meanwhile
@@ -101,8 +100,8 @@ asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f,
 Status MirrorRunner::still_fetching(const client::TopicPartition& tp) const {
   const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
   if (id && fetching({*id, tp.partition})) return Status::OK();
-  return Status(kNotFetchedAnyMore, fmt::format("{} was paused or failed over meanwhile",
-                                                client::to_string(tp)));
+  return Status(kNotFetchedAnyMore,
+                fmt::format("{} was paused or failed over meanwhile", client::to_string(tp)));
 }
 
 asio::awaitable<Status> MirrorRunner::copy(const SinkLog& log, const client::FetchedPartition& f) {
@@ -131,9 +130,10 @@ asio::awaitable<Status> MirrorRunner::append(const SinkLog& log,
   if (holds_batches && batches->first_offset < log.log_end &&
       batches->first_offset >= log.log_start) {
     const int64_t from = batches->first_offset;
-    MIRRA_LOG_WARN("mirror {}: {}: the source's batch at {} starts below this log's end {}; "
-                   "the source's log changed there: discarding {} offset(s) from {}", name_,
-                   client::to_string(f.tp), from, log.log_end, log.log_end - from, from);
+    MIRRA_LOG_WARN(
+        "mirror {}: {}: the source's batch at {} starts below this log's end {}; "
+        "the source's log changed there: discarding {} offset(s) from {}",
+        name_, client::to_string(f.tp), from, log.log_end, log.log_end - from, from);
     if (Status s = still_fetching(f.tp); !s.ok()) co_return s;
     if (Status cut = co_await ctx_.sink.truncate_to(f.tp, from); !cut.ok()) co_return cut;
   }
@@ -190,13 +190,17 @@ asio::awaitable<Status> MirrorRunner::realign(const SinkLog& log,
   if (here > end) {
     // The source lost its tail (an unclean restart of a source without replicas): what it no
     // longer has cannot stay here either, or the offsets would differ from now on.
-    MIRRA_LOG_WARN("mirror {}: {}: the source ends at {}, below this log's end {}; discarding "
-                   "{} offset(s) above it", name_, client::to_string(tp), end, here, here - end);
+    MIRRA_LOG_WARN(
+        "mirror {}: {}: the source ends at {}, below this log's end {}; discarding "
+        "{} offset(s) above it",
+        name_, client::to_string(tp), end, here, here - end);
     co_return co_await ctx_.sink.truncate_to(tp, end);
   }
   if (here < start) {
-    MIRRA_LOG_INFO("mirror {}: {}: offset {} is below the source's log start; restarting at "
-                   "{}", name_, client::to_string(tp), here, start);
+    MIRRA_LOG_INFO(
+        "mirror {}: {}: offset {} is below the source's log start; restarting at "
+        "{}",
+        name_, client::to_string(tp), here, start);
     co_return co_await ctx_.sink.restart_at(tp, start);
   }
   co_return Status::OK();  // in range again (the source moved meanwhile): fetch once more
@@ -243,8 +247,7 @@ asio::awaitable<void> MirrorRunner::failed(const client::TopicPartition& tp, con
   co_await mark_failed(tp, s);
 }
 
-asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp,
-                                                const Status& s) {
+asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp, const Status& s) {
   const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
   if (!id) co_return;
   const MirrorStateKey key{*id, tp.partition};
@@ -264,9 +267,10 @@ asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp
   PartitionMirrorStatus& st = status_[tp];
   if (!retried_automatically(ctx_.broker, s.code(), next.retries)) {
     st.pipeline.backoff_until(SteadyTime{});  // not fetched anyway: it waits for the operator
-    MIRRA_LOG_ERROR("mirror {}: {} is FAILED ({}) and waits for the operator: mirra mirror "
-                    "--resume --mirror {} --topic {}", name_, client::to_string(tp),
-                    s.message(), name_, tp.topic);
+    MIRRA_LOG_ERROR(
+        "mirror {}: {} is FAILED ({}) and waits for the operator: mirra mirror "
+        "--resume --mirror {} --topic {}",
+        name_, client::to_string(tp), s.message(), name_, tp.topic);
     co_return;
   }
   const auto wait = failed_retry_backoff(ctx_.broker, next.retries, ctx_.random01());
@@ -292,8 +296,8 @@ asio::awaitable<void> MirrorRunner::check_source_topics() {
     } else if (!source->id.is_zero() && source->id != t.id) {
       gone = Status(ErrorCode::INCONSISTENT_TOPIC_ID,
                     fmt::format("the source topic {} was recreated (its id is now {}; this "
-                                "mirror copies {})", t.name, source->id.to_string(),
-                                t.id.to_string()));
+                                "mirror copies {})",
+                                t.name, source->id.to_string(), t.id.to_string()));
     }
     if (gone.ok()) continue;
     for (int32_t partition : t.partitions) {

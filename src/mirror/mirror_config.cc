@@ -51,8 +51,8 @@ Check at_least(int64_t min) {
     if (v < min) return invalid(key, value, fmt::format("must be at least {}", min));
     // Kafka's INT configs: a 32-bit value (the fetch fields that carry them are int32).
     if (v > std::numeric_limits<int32_t>::max()) {
-      return invalid(key, value, fmt::format("must be at most {}",
-                                             std::numeric_limits<int32_t>::max()));
+      return invalid(key, value,
+                     fmt::format("must be at most {}", std::numeric_limits<int32_t>::max()));
     }
     return Status::OK();
   };
@@ -69,8 +69,8 @@ Status regex_list(const std::string& key, const std::string& value) {
     try {
       std::regex re(item);
     } catch (const std::regex_error& e) {
-      return invalid(key, value, fmt::format("'{}' is not a regular expression ({})", item,
-                                             e.what()));
+      return invalid(key, value,
+                     fmt::format("'{}' is not a regular expression ({})", item, e.what()));
     }
     start = comma + 1;
   }
@@ -86,7 +86,8 @@ Status bootstrap_list(const std::string& key, const std::string& value) {
 const std::vector<KeySpec>& key_specs() {
   static const std::vector<KeySpec> specs = {
       {"bootstrap.servers", "", bootstrap_list, Kind::kList},
-      {"security.protocol", "PLAINTEXT", one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
+      {"security.protocol", "PLAINTEXT",
+       one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
       {"sasl.mechanism", "PLAIN", one_of({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})},
       {"sasl.jaas.config", "", any_value},
       {"sasl.username", "", any_value},
@@ -173,7 +174,8 @@ Result<MirrorConfigs> validate_mirror_configs(
 }
 
 Result<MirrorConfigs> altered_mirror_configs(
-    const MirrorConfigs& current, const std::map<std::string, std::optional<std::string>>& changes) {
+    const MirrorConfigs& current,
+    const std::map<std::string, std::optional<std::string>>& changes) {
   MirrorConfigs next = current;
   for (const auto& [key, value] : changes) {
     if (spec_of(key) == nullptr) {

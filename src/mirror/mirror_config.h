@@ -49,12 +49,12 @@ std::string describe_for_log(const MirrorConfigs& configs);
 // The broker's mirroring settings (docs/mirroring-design.md §11), the same for every mirror: server
 // properties, read at start-up (src/server/config.cc).
 struct MirrorBrokerConfig {
-  int32_t num_fetchers = 1;                          // mirror.num.fetchers
-  int32_t metadata_refresh_interval_ms = 30000;      // mirror.metadata.refresh.interval.ms
-  int32_t failed_retry_initial_backoff_ms = 1000;    // mirror.failed.retry.initial.backoff.ms
-  int32_t failed_retry_max_backoff_ms = 300000;      // mirror.failed.retry.max.backoff.ms
-  int32_t failed_retry_max_attempts = 10;            // mirror.failed.retry.max.attempts
-  int32_t state_topic_partitions = 50;               // mirror.state.topic.num.partitions
+  int32_t num_fetchers = 1;                        // mirror.num.fetchers
+  int32_t metadata_refresh_interval_ms = 30000;    // mirror.metadata.refresh.interval.ms
+  int32_t failed_retry_initial_backoff_ms = 1000;  // mirror.failed.retry.initial.backoff.ms
+  int32_t failed_retry_max_backoff_ms = 300000;    // mirror.failed.retry.max.backoff.ms
+  int32_t failed_retry_max_attempts = 10;          // mirror.failed.retry.max.attempts
+  int32_t state_topic_partitions = 50;             // mirror.state.topic.num.partitions
 };
 
 }  // namespace mirra::mirror

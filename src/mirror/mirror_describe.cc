@@ -108,9 +108,9 @@ std::vector<MirrorDescription> MirrorManager::describe(
           auto it = r->status().find({t->name, p.partition});
           if (it != r->status().end()) status = &it->second;
         }
-        td.partitions.push_back(describe_partition(
-            p.partition, states_.get({t->id, p.partition}), status,
-            handle == nullptr ? -1 : handle->offsets.log_end, now));
+        td.partitions.push_back(
+            describe_partition(p.partition, states_.get({t->id, p.partition}), status,
+                               handle == nullptr ? -1 : handle->offsets.log_end, now));
       }
     }
   }
@@ -127,8 +127,7 @@ std::vector<ListedMirror> MirrorManager::list(
     // A failback's loop check asks only about the mirrors that hold its topics.
     if (topic_names) {
       const bool holds = std::any_of(topics.begin(), topics.end(), [&](const auto* t) {
-        return std::find(topic_names->begin(), topic_names->end(), t->name) !=
-               topic_names->end();
+        return std::find(topic_names->begin(), topic_names->end(), t->name) != topic_names->end();
       });
       if (!holds) continue;
     }
@@ -146,8 +145,7 @@ std::vector<ListedMirror> MirrorManager::list(
 }
 
 std::vector<TopicLastMirroredOffsets> MirrorManager::last_mirrored_offsets(
-    const std::string& requesting_cluster_id,
-    const std::vector<PartitionsOfTopic>& topics) const {
+    const std::string& requesting_cluster_id, const std::vector<PartitionsOfTopic>& topics) const {
   MIRRA_ASSERT_OWNER(owner_);
   std::vector<TopicLastMirroredOffsets> out;
   for (const PartitionsOfTopic& t : topics) {

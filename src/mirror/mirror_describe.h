@@ -1,6 +1,6 @@
 // What DescribeMirrors, ListMirrors and LastMirroredOffsets answer, as plain structs
-// (docs/mirroring.md: "Watch it", "Fail back"). The rules live here; the handlers only translate these
-// structs to the wire. MirrorManager::describe(), list() and last_mirrored_offsets() fill
+// (docs/mirroring.md: "Watch it", "Fail back"). The rules live here; the handlers only translate
+// these structs to the wire. MirrorManager::describe(), list() and last_mirrored_offsets() fill
 // them from the metadata image, the partition states and the runners' live status; the pure
 // rules below (one partition's description, a topic's listed state, the LMO a failback may
 // use) are what tests/mirror checks directly.

@@ -23,9 +23,9 @@ asio::awaitable<Status> MirrorManager::check_no_loop(MirrorRunner& runner,
   if (!listed.ok()) {
     // A source that is not Mirra has no mirrors, so no loop; anything else must not truncate.
     if (listed.status().code() == ErrorCode::UNSUPPORTED_VERSION) co_return Status::OK();
-    co_return Status(listed.status().code(),
-                     fmt::format("cannot check the source for a mirroring loop: {}",
-                                 listed.status().message()));
+    co_return Status(
+        listed.status().code(),
+        fmt::format("cannot check the source for a mirroring loop: {}", listed.status().message()));
   }
   for (const client::MirrorListing& m : listed.value()) {
     for (const client::MirrorTopicListing& t : m.topics) {
@@ -33,7 +33,8 @@ asio::awaitable<Status> MirrorManager::check_no_loop(MirrorRunner& runner,
         co_return Status(ErrorCode::INVALID_REQUEST,
                          fmt::format("topic {} on the source is itself mirrored by the source's "
                                      "mirror {}: mirroring it back would be a loop; fail it "
-                                     "over there first", topic, m.name));
+                                     "over there first",
+                                     topic, m.name));
       }
     }
   }
@@ -75,8 +76,8 @@ asio::awaitable<AddedTopic> MirrorManager::restart_topic(MirrorRunner& runner,
   std::vector<int32_t> partitions;
   for (const metadata::PartitionInfo& p : topic.partitions) partitions.push_back(p.partition);
   // What the source recorded when it failed over from us; unknown to a source that is not Mirra.
-  auto theirs = co_await runner.source().last_mirrored_offsets(store_.cluster_id(), topic.id,
-                                                               partitions);
+  auto theirs =
+      co_await runner.source().last_mirrored_offsets(store_.cluster_id(), topic.id, partitions);
   for (size_t i = 0; i < partitions.size(); ++i) {
     const MirrorStateKey key{topic.id, partitions[i]};
     int64_t point = theirs.ok() ? theirs.value()[i] : -1;

@@ -55,8 +55,7 @@ std::chrono::milliseconds failed_retry_backoff(const MirrorBrokerConfig& config,
 bool permanent_cause(ErrorCode cause) {
   // UNKNOWN_TOPIC_ID is transient in a fetch answer, but a FAILED state records it only when
   // the source's metadata showed the topic gone (MirrorRunner::check_source_topics).
-  return cause == ErrorCode::UNKNOWN_TOPIC_ID ||
-         classify_failure(cause) == FailureKind::permanent;
+  return cause == ErrorCode::UNKNOWN_TOPIC_ID || classify_failure(cause) == FailureKind::permanent;
 }
 
 bool retried_automatically(const MirrorBrokerConfig& config, ErrorCode cause, int32_t retries) {

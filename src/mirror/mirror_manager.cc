@@ -33,10 +33,13 @@ bool matches_any(const std::string& list, const std::string& text) {
 // throttling lists, settings that only make sense for the source's replicas or clients, and tiered
 // storage, which destination mirror topics cannot enable.
 bool never_copied(const std::string& key) {
-  static const std::set<std::string> keys = {
-      std::string(cluster::kMirrorNameConfig), "leader.replication.throttled.replicas",
-      "follower.replication.throttled.replicas", "mirror.replication.throttled.replicas",
-      "min.insync.replicas", "unclean.leader.election.enable", "remote.storage.enable"};
+  static const std::set<std::string> keys = {std::string(cluster::kMirrorNameConfig),
+                                             "leader.replication.throttled.replicas",
+                                             "follower.replication.throttled.replicas",
+                                             "mirror.replication.throttled.replicas",
+                                             "min.insync.replicas",
+                                             "unclean.leader.election.enable",
+                                             "remote.storage.enable"};
   return keys.count(key) != 0 || key.rfind("message.timestamp.", 0) == 0;
 }
 
@@ -197,8 +200,7 @@ Result<MirrorManager::TopicSelection> MirrorManager::select_topics(
     }
   }
   for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
-    const bool named = std::find(out.chosen.begin(), out.chosen.end(), t->name) !=
-                       out.chosen.end();
+    const bool named = std::find(out.chosen.begin(), out.chosen.end(), t->name) != out.chosen.end();
     if (matches_one(regexes.value(), t->name) && !named) out.chosen.push_back(t->name);
   }
   return out;
@@ -272,7 +274,8 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
   auto md = co_await runner->source().metadata(std::nullopt);
   if (!md.ok()) {
     co_return Status(md.status().code(), fmt::format("cannot read the topics of mirror {}'s "
-                                                     "source: {}", mirror, md.status().message()));
+                                                     "source: {}",
+                                                     mirror, md.status().message()));
   }
   auto cluster = co_await runner->source().describe_cluster();
   if (!cluster.ok()) co_return cluster.status();
@@ -287,10 +290,11 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
                      Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
                             fmt::format("topic {} does not exist on the source", name))});
     } else if (!matches_any(include, name) || matches_any(exclude, name)) {
-      out.push_back({name, t->id, Status(ErrorCode::INVALID_REQUEST,
-                                         fmt::format("topic {} is excluded by mirror {}'s "
-                                                     "mirror.topics.include/exclude", name,
-                                                     mirror))});
+      out.push_back(
+          {name, t->id,
+           Status(ErrorCode::INVALID_REQUEST, fmt::format("topic {} is excluded by mirror {}'s "
+                                                          "mirror.topics.include/exclude",
+                                                          name, mirror))});
     } else {
       out.push_back(co_await add_topic(*runner, *t, cluster_id));
     }
@@ -318,8 +322,10 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   if (!described.ok() && described.status().code() == ErrorCode::UNSUPPORTED_VERSION) {
     // A source without admin APIs (librdkafka's mock cluster) still has data worth mirroring:
     // the topic gets this broker's defaults.
-    MIRRA_LOG_INFO("mirror {}: topic {}: the source has no DescribeConfigs, so no topic configs "
-                   "are copied ({})", runner.name(), topic, described.status().message());
+    MIRRA_LOG_INFO(
+        "mirror {}: topic {}: the source has no DescribeConfigs, so no topic configs "
+        "are copied ({})",
+        runner.name(), topic, described.status().message());
     co_return std::map<std::string, std::string>{};
   }
   if (!described.ok()) co_return described.status();
@@ -333,8 +339,8 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
     // A key this broker does not know (a newer source) or a value it refuses is left out, so
     // that one setting never blocks mirroring the data.
     if (Status s = cluster::validate_topic_config(e.name, *e.value); !s.ok()) {
-      MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic,
-                     e.name, s.message());
+      MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic, e.name,
+                     s.message());
       continue;
     }
     out.emplace(e.name, *e.value);
@@ -359,8 +365,8 @@ std::optional<AddedTopic> MirrorManager::existing_topic_outcome(
   if (!ours && (source.id.is_zero() || existing.id != source.id)) {
     out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
                         fmt::format("topic {} exists here with another topic id ({}, the "
-                                    "source's is {})", source.name, existing.id.to_string(),
-                                    source.id.to_string()));
+                                    "source's is {})",
+                                    source.name, existing.id.to_string(), source.id.to_string()));
     return out;
   }
   return std::nullopt;  // the same topic seen from the other side (§6): restart it
@@ -370,7 +376,8 @@ asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
                                                      const client::TopicInfo& source,
                                                      const std::string& source_cluster_id) {
   const metadata::TopicInfo* existing = store_.image().topic(source.name);
-  if (existing == nullptr) co_return co_await create_mirror_topic(runner, source, source_cluster_id);
+  if (existing == nullptr)
+    co_return co_await create_mirror_topic(runner, source, source_cluster_id);
   if (auto outcome = existing_topic_outcome(runner, source, *existing)) co_return *outcome;
   // A restart after a failover, or a failback. A copy: the image changes while it restarts.
   const metadata::TopicInfo topic = *existing;
@@ -404,8 +411,8 @@ asio::awaitable<AddedTopic> MirrorManager::create_mirror_topic(
     // The runner fetches a mirror topic as soon as it is in the image, so it may have
     // recorded a state first (FAILED, with its retry count): that state stays.
     const MirrorStateValue* first = states_.get(key);
-    const MirrorState state =
-        first != nullptr ? static_cast<MirrorState>(first->state) : MirrorState::preparing;
+    const MirrorState state = first != nullptr ? static_cast<MirrorState>(first->state)
+                                               : MirrorState::preparing;
     if (Status s = co_await write_state(key, runner.name(), state, -1, source_cluster_id);
         !s.ok()) {
       out.status = s;

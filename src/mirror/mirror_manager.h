@@ -2,24 +2,25 @@
 // the metadata image (sync(): at start-up, and after each change MirrorAdmin makes, through
 // the hook the broker sets with MirrorAdmin::on_change()) and serves AddTopicsToMirror:
 // resolving names and patterns on the source, creating each destination topic with the
-// source's topic id, partition count and topic configs (docs/mirroring-design.md §1, §4). It answers
-// DescribeMirrors, ListMirrors and LastMirroredOffsets with the structs of mirror_describe.h.
+// source's topic id, partition count and topic configs (docs/mirroring-design.md §1, §4). It
+// answers DescribeMirrors, ListMirrors and LastMirroredOffsets with the structs of
+// mirror_describe.h.
 //
 // Threading: the core thread (checked: MIRRA_ASSERT_OWNER, base/assert.h).
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/asio.h"
 #include "base/assert.h"
+#include "cluster/internal_topic.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
-#include "cluster/internal_topic.h"
 #include "mirror/mirror_describe.h"
 #include "mirror/mirror_runner.h"
 #include "mirror/mirror_sink.h"
@@ -62,8 +63,8 @@ cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
 class MirrorManager {
  public:
   MirrorManager(asio::any_io_executor core, cluster::MetadataStore& store,
-                cluster::PartitionManager& partitions, cluster::TopicAdmin& topics,
-                int32_t node_id, MirrorBrokerConfig config)
+                cluster::PartitionManager& partitions, cluster::TopicAdmin& topics, int32_t node_id,
+                MirrorBrokerConfig config)
       : core_(core),
         store_(store),
         partitions_(partitions),
@@ -120,8 +121,7 @@ class MirrorManager {
   // LastMirroredOffsets: the LMO this broker's failovers recorded for the partitions asked
   // about, for mirrors whose source is the requesting cluster (-1 elsewhere).
   std::vector<TopicLastMirroredOffsets> last_mirrored_offsets(
-      const std::string& requesting_cluster_id,
-      const std::vector<PartitionsOfTopic>& topics) const;
+      const std::string& requesting_cluster_id, const std::vector<PartitionsOfTopic>& topics) const;
 
  private:
   // The topics of `mirror` that `names` and `patterns` select; named topics that are not in
@@ -158,8 +158,7 @@ class MirrorManager {
                                             const std::string& source_cluster_id);
   asio::awaitable<Status> check_no_loop(MirrorRunner& runner, const std::string& topic);
   asio::awaitable<Result<PartitionRestart>> truncate_for_restart(const metadata::TopicInfo& topic,
-                                                                 int32_t partition,
-                                                                 int64_t point);
+                                                                 int32_t partition, int64_t point);
   asio::awaitable<Result<std::map<std::string, std::string>>> source_topic_configs(
       MirrorRunner& runner, const std::string& topic);
   asio::awaitable<Status> write_state(const MirrorStateKey& key, const std::string& mirror,
@@ -179,7 +178,7 @@ class MirrorManager {
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
   ClusterMirrorSink sink_;  // the runners' destination
-  ThreadOwner owner_;  // the core thread
+  ThreadOwner owner_;       // the core thread
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;
@@ -187,8 +186,7 @@ class MirrorManager {
   // the mirror may append meanwhile).
   std::map<std::string, std::shared_ptr<MirrorRunner>> restarting_;
 
-  asio::awaitable<void> restart_when_stopped(std::string name,
-                                             std::shared_ptr<MirrorRunner> old);
+  asio::awaitable<void> restart_when_stopped(std::string name, std::shared_ptr<MirrorRunner> old);
 };
 
 }  // namespace mirra::mirror

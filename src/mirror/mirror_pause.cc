@@ -25,7 +25,8 @@ Status pause_refusal(const std::string& topic, MirrorState state) {
     case MirrorState::stopped:
       return Status(ErrorCode::INVALID_MIRROR_STATE,
                     fmt::format("topic {} was failed over (STOPPED); add it to the mirror again "
-                                "to restart mirroring", topic));
+                                "to restart mirroring",
+                                topic));
     case MirrorState::failed:
       return Status(ErrorCode::INVALID_MIRROR_STATE,
                     fmt::format("topic {} has FAILED partitions; --resume recovers them", topic));

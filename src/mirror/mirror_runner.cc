@@ -46,8 +46,7 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerCon
 }
 
 Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerContext& ctx,
-                                                           std::string name,
-                                                           MirrorConfigs configs,
+                                                           std::string name, MirrorConfigs configs,
                                                            std::unique_ptr<MirrorSource> source) {
   auto settings = parse_mirror_settings(configs);
   if (!settings.ok()) return settings.status();
@@ -88,9 +87,8 @@ Status MirrorRunner::connect() {
   return Status::OK();
 }
 
-MirrorRunner::MirrorRunner(const MirrorRunnerContext& ctx, std::string name,
-                           MirrorConfigs configs, MirrorSettings settings,
-                           std::unique_ptr<MirrorSource> source)
+MirrorRunner::MirrorRunner(const MirrorRunnerContext& ctx, std::string name, MirrorConfigs configs,
+                           MirrorSettings settings, std::unique_ptr<MirrorSource> source)
     : ctx_(ctx),
       name_(std::move(name)),
       configs_(std::move(configs)),
@@ -110,8 +108,8 @@ void MirrorRunner::start() {
                  settings_.bootstrap_servers, fetchers_.size());
   for (size_t f = 0; f < fetchers_.size(); ++f) {
     ++live_loops_;
-    asio::co_spawn(ctx_.core, [self = shared_from_this(), f]() { return self->supervise(f); },
-                   asio::detached);
+    asio::co_spawn(
+        ctx_.core, [self = shared_from_this(), f]() { return self->supervise(f); }, asio::detached);
   }
 }
 
@@ -173,15 +171,13 @@ bool MirrorRunner::fetching(const MirrorStateKey& key) const {
     case MirrorState::mirroring:
       return true;
     case MirrorState::failed:
-      return retried_automatically(ctx_.broker, error_from_number(v->last_error_code),
-                                   v->retries);
+      return retried_automatically(ctx_.broker, error_from_number(v->last_error_code), v->retries);
     default:
       return false;
   }
 }
 
-std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_positions(
-    size_t fetcher) {
+std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_positions(size_t fetcher) {
   std::map<int32_t, std::vector<client::FetchPosition>> out;
   const SteadyTime at = now();
   const client::ClusterMetadata& md = fetchers_[fetcher].connection->cached_metadata();
@@ -223,20 +219,19 @@ asio::awaitable<void> MirrorRunner::supervise(size_t f) {
       auto md = co_await fetcher.connection->metadata(std::move(topics));
       due = due_positions(f);
       // Named, not a temporary inside co_await (g++ 12).
-      const Status why = md.ok() ? Status(ErrorCode::LEADER_NOT_AVAILABLE,
-                                          "the source has no leader for it")
-                                 : md.status();
+      const Status why =
+          md.ok() ? Status(ErrorCode::LEADER_NOT_AVAILABLE, "the source has no leader for it")
+                  : md.status();
       for (const auto& pos : due[-1]) co_await failed(pos.tp, why);
     }
     for (const auto& [broker, positions] : due) {
       if (broker < 0 || fetcher.brokers.count(broker) || stopping_) continue;
       fetcher.brokers.insert(broker);
       ++live_loops_;
-      asio::co_spawn(ctx_.core,
-                     [self = shared_from_this(), f, broker = broker]() {
-                       return self->fetch_from(f, broker);
-                     },
-                     asio::detached);
+      asio::co_spawn(
+          ctx_.core,
+          [self = shared_from_this(), f, broker = broker]() { return self->fetch_from(f, broker); },
+          asio::detached);
     }
     const SteadyTime at = now();
     if (f == 0 && at >= next_topic_check) {

@@ -1,6 +1,6 @@
-// MirrorRunner: one mirror's data path (docs/mirroring-design.md §2, §3). It owns the mirror's clients of
-// the source cluster: one for admin calls and one per fetcher (mirror.num.fetchers). Every
-// mirror partition belongs to one fetcher (by hash); each fetcher keeps one fetch loop per
+// MirrorRunner: one mirror's data path (docs/mirroring-design.md §2, §3). It owns the mirror's
+// clients of the source cluster: one for admin calls and one per fetcher (mirror.num.fetchers).
+// Every mirror partition belongs to one fetcher (by hash); each fetcher keeps one fetch loop per
 // source broker that leads any of its partitions, so a slow or unreachable broker never holds
 // up the others. A loop fetches its partitions read_committed at the destination's log end and
 // appends each complete batch at its own offset after the producer-id rewrite
@@ -100,9 +100,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // The operator resumed or recovered a partition: no backoff left, no errors remembered.
   void reset(const client::TopicPartition& tp);
 
-  const std::map<client::TopicPartition, PartitionMirrorStatus>& status() const {
-    return status_;
-  }
+  const std::map<client::TopicPartition, PartitionMirrorStatus>& status() const { return status_; }
 
  private:
   struct Fetcher {

@@ -16,12 +16,12 @@ namespace mirra::mirror {
 
 struct MirrorSettings {
   std::string bootstrap_servers;
-  std::string security_protocol;   // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (upper case)
-  int32_t fetch_max_wait_ms = 0;   // mirror.fetch.max.wait.ms
-  int32_t fetch_min_bytes = 0;     // mirror.fetch.min.bytes
-  int32_t fetch_max_bytes = 0;     // mirror.fetch.max.bytes: per partition
+  std::string security_protocol;         // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (upper case)
+  int32_t fetch_max_wait_ms = 0;         // mirror.fetch.max.wait.ms
+  int32_t fetch_min_bytes = 0;           // mirror.fetch.min.bytes
+  int32_t fetch_max_bytes = 0;           // mirror.fetch.max.bytes: per partition
   int32_t fetch_response_max_bytes = 0;  // mirror.fetch.response.max.bytes: per request
-  std::string topics_include;      // comma-separated regular expressions
+  std::string topics_include;            // comma-separated regular expressions
   std::string topics_exclude;
   std::string groups_include;
   std::string groups_exclude;

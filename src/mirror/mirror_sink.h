@@ -65,11 +65,9 @@ class MirrorSink {
                                          std::span<const uint8_t> batches,
                                          std::shared_ptr<const void> keep_alive) = 0;
   // Drops everything at and above `offset`.
-  virtual asio::awaitable<Status> truncate_to(const client::TopicPartition& tp,
-                                              int64_t offset) = 0;
+  virtual asio::awaitable<Status> truncate_to(const client::TopicPartition& tp, int64_t offset) = 0;
   // Drops the whole log; it starts (and ends) at `offset` from now on.
-  virtual asio::awaitable<Status> restart_at(const client::TopicPartition& tp,
-                                             int64_t offset) = 0;
+  virtual asio::awaitable<Status> restart_at(const client::TopicPartition& tp, int64_t offset) = 0;
   // Moves the log start up to `offset` (at most the log end).
   virtual asio::awaitable<Status> advance_log_start(const client::TopicPartition& tp,
                                                     int64_t offset) = 0;
@@ -95,8 +93,7 @@ class ClusterMirrorSink : public MirrorSink {
   std::vector<SinkTopic> topics(const std::string& mirror) const override;
   std::optional<Uuid> topic_id(const std::string& topic) const override;
   std::optional<SinkLog> log(const client::TopicPartition& tp) const override;
-  asio::awaitable<Status> append(const client::TopicPartition& tp,
-                                 std::span<const uint8_t> batches,
+  asio::awaitable<Status> append(const client::TopicPartition& tp, std::span<const uint8_t> batches,
                                  std::shared_ptr<const void> keep_alive) override;
   asio::awaitable<Status> truncate_to(const client::TopicPartition& tp, int64_t offset) override;
   asio::awaitable<Status> restart_at(const client::TopicPartition& tp, int64_t offset) override;

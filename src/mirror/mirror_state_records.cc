@@ -8,8 +8,7 @@ namespace {
 constexpr bool kCompact = true;
 
 template <typename T, typename Read>
-Result<T> decode(std::span<const uint8_t> bytes, int16_t newest, std::string_view what,
-                 Read read) {
+Result<T> decode(std::span<const uint8_t> bytes, int16_t newest, std::string_view what, Read read) {
   protocol::Reader r(bytes);
   const int16_t version = r.read_int16();
   if (!r.failed() && (version < 0 || version > newest)) {
@@ -64,19 +63,20 @@ Result<MirrorStateKey> decode_state_key(std::span<const uint8_t> bytes) {
 Result<MirrorStateValue> decode_state_value(std::span<const uint8_t> bytes) {
   return decode<MirrorStateValue>(bytes, kMirrorStateValueVersion, "value",
                                   [](protocol::Reader& r) {
-    MirrorStateValue v;
-    r.read_string(kCompact, v.mirror);
-    r.read_string(kCompact, v.source_cluster_id);
-    v.state = r.read_int8();
-    v.previous_state = r.read_int8();
-    v.last_mirrored_offset = r.read_int64();
-    v.retries = r.read_int32();
-    v.state_epoch = r.read_int32();
-    v.last_error_code = r.read_int16();
-    std::string error;
-    if (r.read_nullable_string(kCompact, error)) v.last_error = std::move(error);
-    return v;
-  });
+                                    MirrorStateValue v;
+                                    r.read_string(kCompact, v.mirror);
+                                    r.read_string(kCompact, v.source_cluster_id);
+                                    v.state = r.read_int8();
+                                    v.previous_state = r.read_int8();
+                                    v.last_mirrored_offset = r.read_int64();
+                                    v.retries = r.read_int32();
+                                    v.state_epoch = r.read_int32();
+                                    v.last_error_code = r.read_int16();
+                                    std::string error;
+                                    if (r.read_nullable_string(kCompact, error))
+                                      v.last_error = std::move(error);
+                                    return v;
+                                  });
 }
 
 }  // namespace mirra::mirror

@@ -15,7 +15,12 @@ namespace mirra::mirror {
 
 // docs/mirroring-design.md §3's states, with the numbers DescribeMirrors and ListMirrors carry.
 enum class MirrorState : int8_t {
-  preparing = 0, mirroring = 1, paused = 2, stopping = 3, stopped = 4, failed = 5,
+  preparing = 0,
+  mirroring = 1,
+  paused = 2,
+  stopping = 3,
+  stopped = 4,
+  failed = 5,
 };
 
 struct MirrorStateKey {
@@ -31,11 +36,11 @@ struct MirrorStateKey {
 struct MirrorStateValue {
   std::string mirror;
   std::string source_cluster_id;  // the source's cluster id ("" unknown): failback asks by it
-  int8_t state = 0;           // a MirrorState
+  int8_t state = 0;               // a MirrorState
   int8_t previous_state = -1;
   int64_t last_mirrored_offset = -1;  // the LMO, set by a failover
   int32_t retries = 0;
-  int32_t state_epoch = 0;    // +1 per write: a writer expecting an older epoch is fenced
+  int32_t state_epoch = 0;  // +1 per write: a writer expecting an older epoch is fenced
   int16_t last_error_code = 0;
   std::optional<std::string> last_error;
   bool operator==(const MirrorStateValue&) const = default;

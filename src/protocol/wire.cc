@@ -9,8 +9,8 @@ namespace mirra::protocol {
 
 Status Reader::status(const std::string& what) const {
   if (!failed_) return Status::OK();
-  return Status(ErrorCode::CORRUPT_MESSAGE, what + ": " + fail_reason_ + " at byte " +
-                                                std::to_string(fail_position_));
+  return Status(ErrorCode::CORRUPT_MESSAGE,
+                what + ": " + fail_reason_ + " at byte " + std::to_string(fail_position_));
 }
 
 double Reader::read_float64() { return std::bit_cast<double>(read_be<uint64_t>()); }

@@ -38,7 +38,8 @@ struct RecordsView {
 
   std::span<const uint8_t> span() const { return {data, size}; }
   bool operator==(const RecordsView& o) const {
-    if (external != nullptr || o.external != nullptr) return external == o.external && size == o.size;
+    if (external != nullptr || o.external != nullptr)
+      return external == o.external && size == o.size;
     return size == o.size && (size == 0 || std::memcmp(data, o.data, size) == 0);
   }
 };
@@ -173,7 +174,8 @@ class Writer {
   template <typename T>
   void write_be(T v) {
     uint8_t b[sizeof(T)];
-    for (size_t i = 0; i < sizeof(T); ++i) b[i] = static_cast<uint8_t>(v >> (8 * (sizeof(T) - 1 - i)));
+    for (size_t i = 0; i < sizeof(T); ++i)
+      b[i] = static_cast<uint8_t>(v >> (8 * (sizeof(T) - 1 - i)));
     write_raw(b, sizeof(T));
   }
 
@@ -207,7 +209,9 @@ inline size_t nullable_bytes_size(bool compact, const std::optional<Bytes>& b) {
 inline size_t nullable_records_size(bool compact, const std::optional<RecordsView>& r) {
   return r ? bytes_size(compact, r->size) : (compact ? 1 : 4);
 }
-inline size_t array_length_size(bool compact, size_t n) { return length_prefix_size(compact, n, 4); }
+inline size_t array_length_size(bool compact, size_t n) {
+  return length_prefix_size(compact, n, 4);
+}
 size_t unknown_tags_size(const UnknownTags& tags);
 
 }  // namespace mirra::protocol

@@ -5,10 +5,10 @@
 #include <cstdlib>
 
 #include "base/log.h"
+#include "base/parse.h"
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
-#include "base/parse.h"
 
 namespace mirra::server {
 namespace {
@@ -25,8 +25,7 @@ int64_t setting_or(const std::map<std::string, std::string>& settings, const std
 
 }  // namespace
 
-Broker::Broker(asio::io_context& io, const LoadedConfig& loaded)
-    : io_(io), config_(loaded.config) {
+Broker::Broker(asio::io_context& io, const LoadedConfig& loaded) : io_(io), config_(loaded.config) {
   for (const auto& [key, entry] : loaded.set) static_settings_[key] = entry.first;
   state_.config = &config_;
   state_.log_dir = config_.log_dir;
@@ -73,8 +72,7 @@ asio::awaitable<Status> Broker::start(bool listen) {
   mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);
   state_.mirrors = mirrors_.get();
   mirror_manager_ = std::make_unique<mirror::MirrorManager>(
-      io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id,
-      config_.mirror);
+      io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id, config_.mirror);
   state_.mirror_manager = mirror_manager_.get();
   // Every mirror created, altered or deleted re-syncs the runners (a no-op until start()).
   mirrors_->on_change([m = mirror_manager_.get()] { m->sync(); });
@@ -92,8 +90,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.groups = groups_.get();
 
   producer_ids_ = std::make_unique<txn::ProducerIdManager>(*metadata_, config_.node_id);
-  txn_topic_ = std::make_unique<cluster::InternalTopic>(
-      *metadata_, *partitions_, *topic_admin_, txn::state_topic_spec(config_.txn));
+  txn_topic_ = std::make_unique<cluster::InternalTopic>(*metadata_, *partitions_, *topic_admin_,
+                                                        txn::state_topic_spec(config_.txn));
   txn_ = std::make_unique<txn::TxnCoordinator>(
       io_.get_executor(), *txn_topic_, *partitions_, *producer_ids_, config_.txn,
       [this](int64_t producer_id, int32_t partition, bool commit) {

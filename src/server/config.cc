@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "base/properties.h"
 #include "base/parse.h"
+#include "base/properties.h"
 
 namespace mirra::server {
 namespace {
@@ -115,8 +115,10 @@ const std::map<std::string, Apply>& broker_keys() {
        mirror_key(&mirror::MirrorBrokerConfig::failed_retry_max_backoff_ms, 1, kI32Max)},
       {"mirror.failed.retry.max.attempts",
        mirror_key(&mirror::MirrorBrokerConfig::failed_retry_max_attempts, 0, kI32Max)},
-      {"group.min.session.timeout.ms", group_key(&groups::GroupConfig::min_session_timeout_ms, 1, kI32Max)},
-      {"group.max.session.timeout.ms", group_key(&groups::GroupConfig::max_session_timeout_ms, 1, kI32Max)},
+      {"group.min.session.timeout.ms",
+       group_key(&groups::GroupConfig::min_session_timeout_ms, 1, kI32Max)},
+      {"group.max.session.timeout.ms",
+       group_key(&groups::GroupConfig::max_session_timeout_ms, 1, kI32Max)},
       {"group.initial.rebalance.delay.ms",
        group_key(&groups::GroupConfig::initial_rebalance_delay_ms, 0, kI32Max)},
       {"group.max.size", group_key(&groups::GroupConfig::max_size, 1, kI32Max)},
@@ -128,7 +130,8 @@ const std::map<std::string, Apply>& broker_keys() {
        group_key(&groups::GroupConfig::offsets_retention_ms, 1, kI64Max, 60000)},
       {"offsets.retention.check.interval.ms",
        group_key(&groups::GroupConfig::offsets_retention_check_interval_ms, 1, kI64Max)},
-      {"offset.metadata.max.bytes", group_key(&groups::GroupConfig::offset_metadata_max_bytes, 0, kI32Max)},
+      {"offset.metadata.max.bytes",
+       group_key(&groups::GroupConfig::offset_metadata_max_bytes, 0, kI32Max)},
       {"transaction.max.timeout.ms", txn_key(&txn::TxnConfig::max_timeout_ms, 1, kI32Max)},
       {"transactional.id.expiration.ms", txn_key(&txn::TxnConfig::id_expiration_ms, 1, kI32Max)},
       {"transaction.state.log.num.partitions",
@@ -166,36 +169,59 @@ const std::map<std::string, Apply>& broker_keys() {
 
 // Topic-level defaults under their broker names; storage's LogConfig validates them.
 const std::set<std::string>& topic_default_keys() {
-  static const std::set<std::string> keys = {
-      "log.cleanup.policy", "log.cleaner.delete.retention.ms", "log.cleaner.min.compaction.lag.ms",
-      "log.cleaner.max.compaction.lag.ms", "log.cleaner.min.cleanable.ratio", "log.roll.ms",
-      "log.roll.hours", "log.roll.jitter.ms", "log.roll.jitter.hours", "log.index.size.max.bytes",
-      "log.index.interval.bytes", "log.flush.interval.messages", "log.flush.interval.ms",
-      "log.segment.delete.delay.ms", "log.message.timestamp.type",
-      "log.message.timestamp.before.max.ms", "log.message.timestamp.after.max.ms",
-      "log.preallocate", "min.insync.replicas", "compression.type",
-      "unclean.leader.election.enable"};
+  static const std::set<std::string> keys = {"log.cleanup.policy",
+                                             "log.cleaner.delete.retention.ms",
+                                             "log.cleaner.min.compaction.lag.ms",
+                                             "log.cleaner.max.compaction.lag.ms",
+                                             "log.cleaner.min.cleanable.ratio",
+                                             "log.roll.ms",
+                                             "log.roll.hours",
+                                             "log.roll.jitter.ms",
+                                             "log.roll.jitter.hours",
+                                             "log.index.size.max.bytes",
+                                             "log.index.interval.bytes",
+                                             "log.flush.interval.messages",
+                                             "log.flush.interval.ms",
+                                             "log.segment.delete.delay.ms",
+                                             "log.message.timestamp.type",
+                                             "log.message.timestamp.before.max.ms",
+                                             "log.message.timestamp.after.max.ms",
+                                             "log.preallocate",
+                                             "min.insync.replicas",
+                                             "compression.type",
+                                             "unclean.leader.election.enable"};
   return keys;
 }
 
 // Keys of Kafka's stock server.properties that a single-node Mirra accepts and does not use
 // yet (KRaft roles, internal-topic replication): no warning, so the stock file works as is.
 const std::set<std::string>& accepted_unused_keys() {
-  static const std::set<std::string> keys = {
-      "process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-      "controller.listener.names", "listener.security.protocol.map", "inter.broker.listener.name",
-      "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor",
-      "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
-      "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr",
-      "log.retention.check.interval.ms",
-      "socket.send.buffer.bytes", "socket.receive.buffer.bytes", "log.cleaner.enable"};
+  static const std::set<std::string> keys = {"process.roles",
+                                             "controller.quorum.voters",
+                                             "controller.quorum.bootstrap.servers",
+                                             "controller.listener.names",
+                                             "listener.security.protocol.map",
+                                             "inter.broker.listener.name",
+                                             "num.recovery.threads.per.data.dir",
+                                             "offsets.topic.replication.factor",
+                                             "transaction.state.log.replication.factor",
+                                             "transaction.state.log.min.isr",
+                                             "share.coordinator.state.topic.replication.factor",
+                                             "share.coordinator.state.topic.min.isr",
+                                             "log.retention.check.interval.ms",
+                                             "socket.send.buffer.bytes",
+                                             "socket.receive.buffer.bytes",
+                                             "log.cleaner.enable"};
   return keys;
 }
 
 // log.retention.ms wins over .minutes, which wins over .hours (Kafka's precedence).
 Status apply_retention(const std::map<std::string, std::pair<std::string, Source>>& set,
                        ServerConfig& c) {
-  struct Unit { const char* key; int64_t ms; };
+  struct Unit {
+    const char* key;
+    int64_t ms;
+  };
   for (Unit u : {Unit{"log.retention.ms", 1}, Unit{"log.retention.minutes", 60000},
                  Unit{"log.retention.hours", 3600000}}) {
     auto it = set.find(u.key);
@@ -231,9 +257,12 @@ std::string Listener::to_string() const {
 
 std::string_view source_name(Source s) {
   switch (s) {
-    case Source::kFile: return "file";
-    case Source::kOverride: return "override";
-    case Source::kDefault: break;
+    case Source::kFile:
+      return "file";
+    case Source::kOverride:
+      return "override";
+    case Source::kDefault:
+      break;
   }
   return "default";
 }
@@ -304,7 +333,8 @@ Result<LoadedConfig> load_config(const std::optional<std::string>& path,
     text << in.rdbuf();
     auto props = parse_properties(text.str());
     if (!props.ok()) {
-      return Status(ErrorCode::INVALID_CONFIG, fmt::format("{}: {}", *path, props.status().message()));
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("{}: {}", *path, props.status().message()));
     }
     for (Property& p : props.value()) set[p.key] = {std::move(p.value), Source::kFile};
   }

@@ -21,9 +21,9 @@
 namespace mirra::server {
 
 struct Listener {
-  std::string name;      // listener name, also the security protocol for now: PLAINTEXT
-  std::string host;      // empty: all interfaces
-  uint16_t port = 0;     // 0: an ephemeral port chosen at bind
+  std::string name;   // listener name, also the security protocol for now: PLAINTEXT
+  std::string host;   // empty: all interfaces
+  uint16_t port = 0;  // 0: an ephemeral port chosen at bind
   std::string to_string() const;
 };
 
@@ -51,8 +51,8 @@ struct ServerConfig {
   int64_t connections_max_idle_ms = 600000;
   int32_t max_connections = 2147483647;
   mirror::MirrorBrokerConfig mirror;  // mirror.* (every mirror's runtime)
-  groups::GroupConfig groups;  // group.*, offsets.* (the group coordinator)
-  txn::TxnConfig txn;          // transaction.*, transactional.* (the transaction coordinator)
+  groups::GroupConfig groups;         // group.*, offsets.* (the group coordinator)
+  txn::TxnConfig txn;  // transaction.*, transactional.* (the transaction coordinator)
   // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.
   std::map<std::string, std::string> topic_defaults;
 };

@@ -52,9 +52,12 @@ void Connection::start() {
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   auto self = shared_from_this();
   auto ex = socket_.get_executor();
-  asio::co_spawn(ex, [self]() { return self->read_loop(); }, asio::detached);
-  asio::co_spawn(ex, [self]() { return self->write_loop(); }, asio::detached);
-  asio::co_spawn(ex, [self]() { return self->idle_watchdog(); }, asio::detached);
+  asio::co_spawn(
+      ex, [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(
+      ex, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(
+      ex, [self]() { return self->idle_watchdog(); }, asio::detached);
 }
 
 // A timer used as a condition variable: cancel() wakes the waiter. Callers re-check their
@@ -81,9 +84,9 @@ asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
   frame.data.reset(new uint8_t[frame.size]);  // uninitialised: the read fills it
   co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), ec_awaitable(ec));
   if (ec) {
-    co_return Status(ErrorCode::NETWORK_EXCEPTION,
-                     fmt::format("truncated frame ({} bytes announced): {}", size.value(),
-                                 ec.message()));
+    co_return Status(
+        ErrorCode::NETWORK_EXCEPTION,
+        fmt::format("truncated frame ({} bytes announced): {}", size.value(), ec.message()));
   }
   co_return Status::OK();
 }
@@ -178,7 +181,8 @@ asio::awaitable<Status> Connection::send_file(const storage::FileSlice& slice) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && is_peer_gone(errno)) co_return Status(ErrorCode::NETWORK_EXCEPTION, std::string(kPeerGone));
+    if (n < 0 && is_peer_gone(errno))
+      co_return Status(ErrorCode::NETWORK_EXCEPTION, std::string(kPeerGone));
     // n == 0: the segment file shrank after the read (truncated); the frame cannot be finished.
     co_return Status(ErrorCode::NETWORK_EXCEPTION,
                      n == 0 ? std::string("sendfile: segment file shorter than the fetched range")

@@ -150,7 +150,9 @@ HandlerResult dispatch_request_now(std::span<uint8_t> frame, const ConnectionInf
   std::exception_ptr error;
   asio::co_spawn(
       io,
-      [&]() -> asio::awaitable<void> { out.emplace(co_await dispatch_request(frame, conn, broker)); },
+      [&]() -> asio::awaitable<void> {
+        out.emplace(co_await dispatch_request(frame, conn, broker));
+      },
       [&](std::exception_ptr e) { error = e; });
   io.run();
   if (error) std::rethrow_exception(error);

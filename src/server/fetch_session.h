@@ -29,8 +29,8 @@
 namespace mirra::server {
 
 struct SessionPartitionKey {
-  Uuid topic_id;        // zero for requests before v13
-  std::string topic;    // empty for v13+ requests
+  Uuid topic_id;      // zero for requests before v13
+  std::string topic;  // empty for v13+ requests
   int32_t partition = 0;
   auto operator<=>(const SessionPartitionKey&) const = default;
 };
@@ -38,7 +38,7 @@ struct SessionPartitionKey {
 // What the client asked for and what it was last told about one partition.
 struct SessionPartition {
   int64_t fetch_offset = 0;
-  int64_t log_start_offset = -1;   // the follower's log start (ignored for consumers)
+  int64_t log_start_offset = -1;  // the follower's log start (ignored for consumers)
   int32_t max_bytes = 0;
   int32_t current_leader_epoch = -1;
   int32_t last_fetched_epoch = -1;

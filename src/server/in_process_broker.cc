@@ -8,7 +8,8 @@
 
 namespace mirra::server {
 
-Result<std::unique_ptr<InProcessBroker>> InProcessBroker::start(std::vector<std::string> overrides) {
+Result<std::unique_ptr<InProcessBroker>> InProcessBroker::start(
+    std::vector<std::string> overrides) {
   std::unique_ptr<InProcessBroker> b(new InProcessBroker());
   bool has_dir = false;
   for (const std::string& o : overrides) has_dir |= o.rfind("log.dirs=", 0) == 0;
@@ -54,7 +55,9 @@ void InProcessBroker::run(asio::awaitable<void> a) {
 
 HandlerResult InProcessBroker::dispatch(std::span<uint8_t> frame) {
   std::optional<HandlerResult> out;
-  run([&]() -> asio::awaitable<void> { out.emplace(co_await dispatch_request(frame, conn_, state())); }());
+  run([&]() -> asio::awaitable<void> {
+    out.emplace(co_await dispatch_request(frame, conn_, state()));
+  }());
   return std::move(*out);
 }
 

@@ -8,15 +8,15 @@
 
 #include <chrono>
 #include <cstdint>
-#include <span>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "base/asio.h"
 #include "base/status.h"
 #include "protocol/api_table.h"
 #include "protocol/frame.h"
-#include "base/asio.h"
 #include "server/config.h"
 #include "server/response.h"
 
@@ -126,9 +126,9 @@ Response respond(const RequestContext& ctx, const Resp& resp) {
 template <typename Resp>
 Response respond_spliced(const RequestContext& ctx, const Resp& resp,
                          std::shared_ptr<const void> keep_alive) {
-  return Response(protocol::encode_response_frame_spliced(ctx.header.correlation_id,
-                                                          ctx.api_version, resp),
-                  std::move(keep_alive));
+  return Response(
+      protocol::encode_response_frame_spliced(ctx.header.correlation_id, ctx.api_version, resp),
+      std::move(keep_alive));
 }
 
 }  // namespace mirra::server

@@ -20,7 +20,9 @@ struct Response {
   Response() = default;
   Response(protocol::Bytes b) : bytes(std::move(b)) {}  // NOLINT: plain responses
   explicit Response(protocol::SplicedFrame f, std::shared_ptr<const void> keep_alive)
-      : bytes(std::move(f.bytes)), splices(std::move(f.splices)), keep_alive(std::move(keep_alive)) {}
+      : bytes(std::move(f.bytes)),
+        splices(std::move(f.splices)),
+        keep_alive(std::move(keep_alive)) {}
 
   protocol::Bytes bytes;
   // Holes in `bytes`, in order; each source is a FileSliceList that keep_alive owns.

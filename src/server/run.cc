@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "base/log.h"
-#include "server/config.h"
 #include "server/broker.h"
+#include "server/config.h"
 
 namespace mirra::server {
 namespace {
@@ -33,8 +33,10 @@ void log_summary(const LoadedConfig& loaded, const std::optional<std::string>& p
   for (const auto& [key, entry] : loaded.set) {
     MIRRA_LOG_INFO("setting {}={} (from {})", key, entry.first, source_name(entry.second));
   }
-  MIRRA_LOG_INFO("every other setting has its default; one core thread serves all connections, "
-                 "{} shard thread(s) own the partition logs (num.io.threads)", c.num_io_threads);
+  MIRRA_LOG_INFO(
+      "every other setting has its default; one core thread serves all connections, "
+      "{} shard thread(s) own the partition logs (num.io.threads)",
+      c.num_io_threads);
   for (const std::string& w : loaded.warnings) MIRRA_LOG_WARN("{}", w);
 }
 
@@ -73,20 +75,23 @@ int run_server_command(const std::optional<std::string>& config_path,
   Broker broker(io, loaded.value());
   asio::signal_set signals(io, SIGTERM, SIGINT);
   int exit_code = 0;
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-    if (Status s = co_await broker.start(); !s.ok()) {
-      MIRRA_LOG_ERROR("{}", s.message());
-      exit_code = 1;
-      signals.cancel();
-      co_await broker.stop();
-      co_return;
-    }
-    signals.async_wait([&](const asio::error_code& ec, int signo) {
-      if (ec) return;
-      MIRRA_LOG_INFO("received signal {}: shutting down", signo);
-      asio::co_spawn(io, broker.stop(), asio::detached);
-    });
-  }, asio::detached);
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        if (Status s = co_await broker.start(); !s.ok()) {
+          MIRRA_LOG_ERROR("{}", s.message());
+          exit_code = 1;
+          signals.cancel();
+          co_await broker.stop();
+          co_return;
+        }
+        signals.async_wait([&](const asio::error_code& ec, int signo) {
+          if (ec) return;
+          MIRRA_LOG_INFO("received signal {}: shutting down", signo);
+          asio::co_spawn(io, broker.stop(), asio::detached);
+        });
+      },
+      asio::detached);
   io.run();  // returns when the broker has stopped: connections closed, logs flushed
   if (exit_code != 0) return exit_code;
   MIRRA_LOG_INFO("stopped");

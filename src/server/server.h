@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/status.h"
 #include "base/asio.h"
+#include "base/status.h"
 #include "server/config.h"
 #include "server/connection.h"
 

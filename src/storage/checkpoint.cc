@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "storage/durable_file.h"
 #include "base/parse.h"
+#include "storage/durable_file.h"
 
 namespace mirra::storage {
 namespace {
@@ -44,7 +44,8 @@ Result<OffsetCheckpoint> read_offset_checkpoint(const std::filesystem::path& pat
     const size_t b = line.rfind(' ');
     const size_t a = b == std::string::npos || b == 0 ? std::string::npos : line.rfind(' ', b - 1);
     int64_t partition = 0, offset = 0;
-    if (a == std::string::npos || a == 0 || !parse_int64(line.substr(a + 1, b - a - 1), partition) ||
+    if (a == std::string::npos || a == 0 ||
+        !parse_int64(line.substr(a + 1, b - a - 1), partition) ||
         !parse_int64(line.substr(b + 1), offset) || partition < 0 || partition > INT32_MAX)
       return malformed(path, "bad entry on line " + std::to_string(i + 3) + ": \"" + line + "\"");
     out[{line.substr(0, a), static_cast<int32_t>(partition)}] = offset;

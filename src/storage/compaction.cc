@@ -49,7 +49,9 @@ Status build_offset_map(const CompactionInput& in, OffsetMap& map) {
       }
       if (txns.on_data(batch)) continue;  // aborted: its keys must not shadow older records
       Status st = records::for_each_record(batch, scratch, [&](const records::RecordView& r) {
-        if (r.key) map.latest[std::string(records::as_string(*r.key))] = batch.base_offset() + r.offset_delta;
+        if (r.key)
+          map.latest[std::string(records::as_string(*r.key))] = batch.base_offset() +
+                                                                r.offset_delta;
         return Status();
       });
       if (!st) return st;
@@ -77,9 +79,9 @@ std::vector<std::vector<const CompactionSegment*>> group_segments(const Compacti
       close_group();
       continue;
     }
-    if (!cur.empty() && (bytes + seg.size > in.config.segment_bytes ||
-                         entries + seg.index_entries > max_entries ||
-                         seg.next_offset - 1 - cur.front()->base_offset > INT32_MAX))
+    if (!cur.empty() &&
+        (bytes + seg.size > in.config.segment_bytes || entries + seg.index_entries > max_entries ||
+         seg.next_offset - 1 - cur.front()->base_offset > INT32_MAX))
       close_group();
     cur.push_back(&seg);
     bytes += seg.size;
@@ -97,7 +99,11 @@ class GroupCleaner {
  public:
   GroupCleaner(const CompactionInput& in, const OffsetMap& map, TxnTracker& txns,
                std::vector<const CompactionSegment*> group, CompactionStats& stats)
-      : in_(in), map_(map), txns_(txns), group_(std::move(group)), stats_(stats),
+      : in_(in),
+        map_(map),
+        txns_(txns),
+        group_(std::move(group)),
+        stats_(stats),
         end_offset_(group_.back()->next_offset) {}
   ~GroupCleaner() {
     if (out_) (void)out_->remove();  // not handed over by finish(): failed or abandoned
@@ -223,9 +229,9 @@ Status GroupCleaner::process(const records::BatchView& b, const CompactionSegmen
   if (abort_entry) kept_aborts_.push_back(*abort_entry);
   // Markers piggy-back on the tombstone horizon: one whose transaction has no data left goes
   // once a cleaning stamped it and the horizon passed.
-  const bool discard_records =
-      b.is_control() ? can_discard && b.has_delete_horizon() && b.base_timestamp() <= in_.now_ms
-                     : can_discard;
+  const bool discard_records = b.is_control() ? can_discard && b.has_delete_horizon() &&
+                                                    b.base_timestamp() <= in_.now_ms
+                                              : can_discard;
   // Kept even if emptied: the last batch of a live producer (sequence, epoch), and the group's
   // last batch (the new segment must end where the old ones did).
   const bool retain_empty = last_of_producer(b) || b.next_offset() == end_offset_;
@@ -292,7 +298,8 @@ void discard_compaction(const CompactionPlan& plan) {
   std::error_code ec;
   for (const CleanedGroup& g : plan.groups)
     for (std::string_view kind : compaction::kKinds)
-      std::filesystem::remove(compaction::file_path(plan.dir, g.base_offset, kind, kCleanedSuffix), ec);
+      std::filesystem::remove(compaction::file_path(plan.dir, g.base_offset, kind, kCleanedSuffix),
+                              ec);
 }
 
 }  // namespace mirra::storage

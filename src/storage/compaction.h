@@ -43,8 +43,8 @@ inline constexpr std::string_view kSwapSuffix = ".swap";
 
 struct CompactionSegment {
   int64_t base_offset = 0;
-  int64_t next_offset = 0;  // after its last batch
-  int64_t size = 0;         // bytes of the .log when the input was taken
+  int64_t next_offset = 0;    // after its last batch
+  int64_t size = 0;           // bytes of the .log when the input was taken
   int64_t index_entries = 0;  // the larger of its offset and time index entry counts
   std::shared_ptr<const SegmentFile> file;
 };

@@ -47,12 +47,14 @@ void encode_record(std::vector<uint8_t>& out, const records::RecordView& r, int6
 void finish_header(std::vector<uint8_t>& b, int16_t attributes, int64_t base_ts, int64_t max_ts,
                    int32_t count) {
   uint8_t* h = b.data();
-  records::store_be32(h + layout::kBatchLength, static_cast<uint32_t>(b.size() - layout::kLogOverhead));
+  records::store_be32(h + layout::kBatchLength,
+                      static_cast<uint32_t>(b.size() - layout::kLogOverhead));
   records::store_be16(h + layout::kAttributes, static_cast<uint16_t>(attributes));
   records::store_be64(h + layout::kBaseTimestamp, static_cast<uint64_t>(base_ts));
   records::store_be64(h + layout::kMaxTimestamp, static_cast<uint64_t>(max_ts));
   records::store_be32(h + layout::kRecordCount, static_cast<uint32_t>(count));
-  records::store_be32(h + layout::kCrc, records::crc32c(h + layout::kCrcStart, b.size() - layout::kCrcStart));
+  records::store_be32(h + layout::kCrc,
+                      records::crc32c(h + layout::kCrcStart, b.size() - layout::kCrcStart));
 }
 
 }  // namespace
@@ -79,7 +81,8 @@ Result<std::optional<records::BatchView>> BatchReader::next() {
   // The cleaner recomputes CRCs of what it rebuilds: it must never bless damaged bytes.
   if (Status st = view->validate(); !st)
     return Status(ErrorCode::CORRUPT_MESSAGE, file_.path().string() + " at position " +
-                                                  std::to_string((*h)->position) + ": " + st.message());
+                                                  std::to_string((*h)->position) + ": " +
+                                                  st.message());
   position_ = (*h)->position;
   return std::optional<records::BatchView>(*view);
 }
@@ -144,7 +147,8 @@ Result<std::vector<uint8_t>> rebuild_batch(const records::BatchView& batch,
     max_ts = std::max(max_ts, ts);
     encode_record(recs, r, ts - new_base);
   }
-  if (batch.timestamp_type() == records::TimestampType::log_append_time) max_ts = batch.max_timestamp();
+  if (batch.timestamp_type() == records::TimestampType::log_append_time)
+    max_ts = batch.max_timestamp();
   std::vector<uint8_t> out(batch.bytes().begin(), batch.bytes().begin() + layout::kHeaderSize);
   if (Status st = records::compress(batch.compression(), recs, out); !st) return st;
   if (out.size() - layout::kLogOverhead > static_cast<size_t>(INT32_MAX))

@@ -39,7 +39,9 @@ Status rename_if_exists(const fs::path& from, const fs::path& to) {
 
 Status rename_all(const fs::path& dir, int64_t base, std::string_view from, std::string_view to) {
   for (std::string_view kind : kKinds) {
-    if (Status st = rename_if_exists(file_path(dir, base, kind, from), file_path(dir, base, kind, to)); !st)
+    if (Status st =
+            rename_if_exists(file_path(dir, base, kind, from), file_path(dir, base, kind, to));
+        !st)
       return st;
   }
   return Status();

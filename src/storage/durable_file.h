@@ -30,7 +30,8 @@ Status fsync_fd(int fd, const std::filesystem::path& path_for_errors);
 Status fsync_dir(const std::filesystem::path& dir);
 
 // Writes all of `bytes` at the fd's current position (retries short writes and EINTR).
-Status write_all(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path_for_errors);
+Status write_all(int fd, std::span<const uint8_t> bytes,
+                 const std::filesystem::path& path_for_errors);
 
 // KAFKA_STORAGE_ERROR "<what> <path>: <strerror(err)>".
 Status io_error(std::string_view what, const std::filesystem::path& path, int err);

@@ -43,8 +43,8 @@ Result<IndexFile> IndexFile::open(std::filesystem::path path, std::vector<uint8_
   content.resize(static_cast<size_t>(end));
   size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::pread(f.fd_, content.data() + done, content.size() - done,
-                              static_cast<off_t>(done));
+    const ssize_t n =
+        ::pread(f.fd_, content.data() + done, content.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return io_error("read", f.path_, n < 0 ? errno : EIO);
     done += static_cast<size_t>(n);

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "base/log.h"
-#include "storage/durable_file.h"
 #include "base/parse.h"
+#include "storage/durable_file.h"
 
 namespace mirra::storage {
 
@@ -178,7 +178,8 @@ Status LeaderEpochCache::clear() {
 }
 
 Status LeaderEpochCache::persist() {
-  std::string text = std::to_string(kCheckpointVersion) + "\n" + std::to_string(entries_.size()) + "\n";
+  std::string text = std::to_string(kCheckpointVersion) + "\n" + std::to_string(entries_.size()) +
+                     "\n";
   for (const EpochEntry& e : entries_) {
     text += std::to_string(e.epoch) + " " + std::to_string(e.start_offset) + "\n";
   }

@@ -10,8 +10,7 @@ namespace mirra::storage {
 namespace {
 
 Status bad(const std::string& key, const std::string& value, std::string_view why) {
-  return {ErrorCode::INVALID_CONFIG,
-          "config " + key + "=\"" + value + "\": " + std::string(why)};
+  return {ErrorCode::INVALID_CONFIG, "config " + key + "=\"" + value + "\": " + std::string(why)};
 }
 
 // Parses a whole decimal int64 in [lo, hi]; anything else names the key.
@@ -21,8 +20,7 @@ Result<int64_t> parse_long(const std::string& key, const std::string& value, int
   if (!parsed) return bad(key, value, "expected an integer");
   const int64_t v = *parsed;
   if (v < lo || v > hi)
-    return bad(key, value,
-               "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+    return bad(key, value, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   return static_cast<int64_t>(v);
 }
 
@@ -60,19 +58,33 @@ const std::map<std::string, Setter>& setters() {
   constexpr int64_t kLong = std::numeric_limits<int64_t>::max();
   static const std::map<std::string, Setter> table = {
       // Kafka's lower bound is 14 bytes (the smallest legacy message); ours is one v2 header.
-      {"segment.bytes", [](LogConfig& c, auto& k, auto& v) { return set_int(c.segment_bytes, k, v, 61); }},
+      {"segment.bytes",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.segment_bytes, k, v, 61); }},
       {"segment.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.segment_ms, k, v, 1); }},
-      {"segment.index.bytes", [](LogConfig& c, auto& k, auto& v) { return set_int(c.segment_index_bytes, k, v, 12); }},
-      {"index.interval.bytes", [](LogConfig& c, auto& k, auto& v) { return set_int(c.index_interval_bytes, k, v, 0); }},
-      {"retention.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.retention_ms, k, v, -1); }},
-      {"retention.bytes", [](LogConfig& c, auto& k, auto& v) { return set_int(c.retention_bytes, k, v, -1); }},
-      {"file.delete.delay.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.file_delete_delay_ms, k, v, 0); }},
-      {"max.message.bytes", [](LogConfig& c, auto& k, auto& v) { return set_int(c.max_message_bytes, k, v, 0); }},
-      {"flush.messages", [](LogConfig& c, auto& k, auto& v) { return set_int(c.flush_messages, k, v, 1, kLong); }},
-      {"flush.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.flush_ms, k, v, 0, kLong); }},
-      {"delete.retention.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.delete_retention_ms, k, v, 0); }},
-      {"min.compaction.lag.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.min_compaction_lag_ms, k, v, 0); }},
-      {"producer.id.expiration.ms", [](LogConfig& c, auto& k, auto& v) { return set_int(c.producer_id_expiration_ms, k, v, 1); }},
+      {"segment.index.bytes",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.segment_index_bytes, k, v, 12); }},
+      {"index.interval.bytes",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.index_interval_bytes, k, v, 0); }},
+      {"retention.ms",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.retention_ms, k, v, -1); }},
+      {"retention.bytes",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.retention_bytes, k, v, -1); }},
+      {"file.delete.delay.ms",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.file_delete_delay_ms, k, v, 0); }},
+      {"max.message.bytes",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.max_message_bytes, k, v, 0); }},
+      {"flush.messages",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.flush_messages, k, v, 1, kLong); }},
+      {"flush.ms",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.flush_ms, k, v, 0, kLong); }},
+      {"delete.retention.ms",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.delete_retention_ms, k, v, 0); }},
+      {"min.compaction.lag.ms",
+       [](LogConfig& c, auto& k, auto& v) { return set_int(c.min_compaction_lag_ms, k, v, 0); }},
+      {"producer.id.expiration.ms",
+       [](LogConfig& c, auto& k, auto& v) {
+         return set_int(c.producer_id_expiration_ms, k, v, 1);
+       }},
       {"cleanup.policy", set_cleanup_policy},
       {"message.timestamp.type",
        [](LogConfig& c, const std::string& k, const std::string& v) -> Status {

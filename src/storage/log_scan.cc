@@ -27,7 +27,8 @@ Status scan_batches(const PartitionLog& log, int64_t from,
     if (!read) return in_log(log, read.status());
     if (read->slices.empty()) {
       return in_log(log, Status(ErrorCode::CORRUPT_MESSAGE,
-          fmt::format("nothing to read at offset {} below the log end {}", offset, end)));
+                                fmt::format("nothing to read at offset {} below the log end {}",
+                                            offset, end)));
     }
     for (const FileSlice& slice : read->slices) {
       buf.resize(static_cast<size_t>(slice.size));

@@ -39,7 +39,7 @@ class OffsetIndex {
   // The last entry whose offset <= target, or {base, 0}.
   OffsetPosition lookup(int64_t target) const;
   Status truncate_to(int64_t offset);  // drops entries with offset >= `offset`
-  Status reset();                       // drops every entry
+  Status reset();                      // drops every entry
   Status flush() { return file_.flush(); }
   Status remove() { return file_.remove(); }
   Status rename(const std::filesystem::path& to) { return file_.rename(to); }

@@ -67,8 +67,8 @@ Status PartitionLog::Impl::after_append(const records::BatchView& batch, AppendO
   leo = batch.next_offset();
   auto done = producers.on_batch_appended(batch, origin, now_ms);
   if (!done) {
-    MIRRA_LOG_ERROR("{}: producer state refused batch at {} after it was written: {}",
-                    dir.string(), batch.base_offset(), done.status().to_string());
+    MIRRA_LOG_ERROR("{}: producer state refused batch at {} after it was written: {}", dir.string(),
+                    batch.base_offset(), done.status().to_string());
     return done.status();
   }
   if (*done && (*done)->aborted) {
@@ -119,7 +119,8 @@ Status PartitionLog::Impl::retire_segment(LogSegment& seg) {
   if (Status st = seg.mark_deleted(); !st) return st;
   // Open FileSlices keep reading through their fds either way; the delay is for readers that
   // opened the file by name (Kafka's reason) and keeps large unlinks off the caller's path.
-  pending_deletes.push_back({steady_ms() + std::max<int64_t>(config.file_delete_delay_ms, 0), seg.files()});
+  pending_deletes.push_back(
+      {steady_ms() + std::max<int64_t>(config.file_delete_delay_ms, 0), seg.files()});
   return Status();
 }
 
@@ -151,8 +152,7 @@ PartitionLog::~PartitionLog() {
 }
 
 Result<std::unique_ptr<PartitionLog>> PartitionLog::open(std::filesystem::path dir,
-                                                         LogConfig config,
-                                                         LogOpenOptions options) {
+                                                         LogConfig config, LogOpenOptions options) {
   if (Status st = config.check(); !st) return st;
   const int64_t now = options.now_ms >= 0 ? options.now_ms : now_ms();
   auto impl = std::make_unique<Impl>(std::move(dir), config);

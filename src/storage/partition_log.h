@@ -56,15 +56,15 @@ struct AppendResult {
   int64_t last_offset = -1;
   int64_t log_append_time = -1;  // -1 unless the topic uses LogAppendTime
   int64_t log_start_offset = -1;
-  bool duplicate = false;        // an idempotent retry: offsets are those of the first append
+  bool duplicate = false;  // an idempotent retry: offsets are those of the first append
 };
 
 // How far a read may go (Kafka's FetchIsolation).
 enum class ReadBound { log_end, high_watermark, last_stable_offset };
 
 struct ReadResult {
-  std::vector<FileSlice> slices;         // whole batches, in order
-  std::vector<AbortedTxn> aborted;       // filled for ReadBound::last_stable_offset
+  std::vector<FileSlice> slices;    // whole batches, in order
+  std::vector<AbortedTxn> aborted;  // filled for ReadBound::last_stable_offset
   int64_t high_watermark = -1;
   int64_t last_stable_offset = -1;
   int64_t log_start_offset = -1;
@@ -97,12 +97,14 @@ class PartitionLog {
 
   // Whole batches from the one containing `offset`, up to max_bytes (at least one batch when
   // `min_one_batch`), not past the bound. OFFSET_OUT_OF_RANGE outside [log start, LEO].
-  Result<ReadResult> read(int64_t offset, int32_t max_bytes, ReadBound bound, bool min_one_batch) const;
+  Result<ReadResult> read(int64_t offset, int32_t max_bytes, ReadBound bound,
+                          bool min_one_batch) const;
 
   // ListOffsets: the first offset whose timestamp is >= ts (nullopt: none), and the offset of
   // the largest timestamp.
-  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const;  // {offset, ts}
-  std::pair<int64_t, int64_t> max_timestamp_offset() const;                          // {offset, ts}
+  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(
+      int64_t ts) const;                                     // {offset, ts}
+  std::pair<int64_t, int64_t> max_timestamp_offset() const;  // {offset, ts}
 
   // Drops everything at and above `offset`: segments, indexes, producer state, txn index and
   // leader-epoch cache included. Truncation is at batch boundaries: a batch that straddles
@@ -120,9 +122,9 @@ class PartitionLog {
 
   int64_t log_start_offset() const;
   int64_t log_end_offset() const;
-  int64_t high_watermark() const;       // single node: the log end offset
-  int64_t last_stable_offset() const;   // min(first unstable offset, high watermark)
-  int64_t recovery_point() const;       // everything below is fsynced (for the checkpoint file)
+  int64_t high_watermark() const;      // single node: the log end offset
+  int64_t last_stable_offset() const;  // min(first unstable offset, high watermark)
+  int64_t recovery_point() const;      // everything below is fsynced (for the checkpoint file)
 
   // Periodic housekeeping: rolls an idle active segment older than segment.ms (wall clock, so
   // that retention can reach it), deletes whole segments by retention.ms (the segment's largest
@@ -142,8 +144,8 @@ class PartitionLog {
   // All of it on this thread; with compact,delete, retention (apply_retention) runs first.
   Status compact(int64_t now_ms);
 
-  Status flush();   // fsync everything appended so far; advances the recovery point
-  Status close();   // flush, snapshot producer state, checkpoint
+  Status flush();  // fsync everything appended so far; advances the recovery point
+  Status close();  // flush, snapshot producer state, checkpoint
 
   const LogConfig& config() const;
   void update_config(const LogConfig& config);

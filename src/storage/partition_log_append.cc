@@ -25,19 +25,18 @@ Status invalid_record(std::string message) {
 Status check_leader_batch(const records::BatchView& b, AppendOrigin origin,
                           const LogConfig& config) {
   if (b.size() > static_cast<size_t>(config.max_message_bytes))
-    return {ErrorCode::MESSAGE_TOO_LARGE,
-            "batch of " + std::to_string(b.size()) + " bytes exceeds max.message.bytes " +
-                std::to_string(config.max_message_bytes)};
+    return {ErrorCode::MESSAGE_TOO_LARGE, "batch of " + std::to_string(b.size()) +
+                                              " bytes exceeds max.message.bytes " +
+                                              std::to_string(config.max_message_bytes)};
   if (b.size() > static_cast<size_t>(config.segment_bytes))
-    return {ErrorCode::RECORD_LIST_TOO_LARGE,
-            "batch of " + std::to_string(b.size()) + " bytes exceeds segment.bytes " +
-                std::to_string(config.segment_bytes)};
+    return {ErrorCode::RECORD_LIST_TOO_LARGE, "batch of " + std::to_string(b.size()) +
+                                                  " bytes exceeds segment.bytes " +
+                                                  std::to_string(config.segment_bytes)};
   if (origin == AppendOrigin::client) {
     if (b.is_control()) return invalid_record("clients may not write control batches");
     if (b.record_count() <= 0 || b.record_count() != b.last_offset_delta() + 1)
-      return invalid_record("inconsistent batch offset range: " +
-                            std::to_string(b.record_count()) + " records, lastOffsetDelta " +
-                            std::to_string(b.last_offset_delta()));
+      return invalid_record("inconsistent batch offset range: " + std::to_string(b.record_count()) +
+                            " records, lastOffsetDelta " + std::to_string(b.last_offset_delta()));
     if (b.producer_id() != kNoProducerId && b.base_sequence() < 0)
       return invalid_record("idempotent batch with a negative base sequence");
   }
@@ -156,9 +155,9 @@ Result<AppendResult> PartitionLog::append_mirrored(std::span<const uint8_t> reco
                     "mirrored batch at offset " + std::to_string(view.base_offset()) +
                         " is below the next offset " + std::to_string(expected));
     if (view.size() > static_cast<size_t>(log.config.segment_bytes))
-      return Status(ErrorCode::RECORD_LIST_TOO_LARGE,
-                    "mirrored batch of " + std::to_string(view.size()) +
-                        " bytes exceeds segment.bytes");
+      return Status(ErrorCode::RECORD_LIST_TOO_LARGE, "mirrored batch of " +
+                                                          std::to_string(view.size()) +
+                                                          " bytes exceeds segment.bytes");
     expected = view.next_offset();
   }
   AppendResult result;

@@ -93,7 +93,8 @@ Result<bool> PartitionLog::install_compaction(CompactionPlan plan) {
   const int64_t active_base = log.segments.rbegin()->first;
   bool current = plan.generation == log.generation && plan.dir == log.dir && !log.closed;
   for (const CleanedGroup& g : plan.groups)
-    for (int64_t base : g.replaced) current = current && log.segments.count(base) && base != active_base;
+    for (int64_t base : g.replaced)
+      current = current && log.segments.count(base) && base != active_base;
   if (!current) {
     MIRRA_LOG_INFO("{}: log changed while compacting; plan dropped", log.dir.string());
     discard_compaction(plan);
@@ -104,7 +105,8 @@ Result<bool> PartitionLog::install_compaction(CompactionPlan plan) {
     // A failure after a commit leaves the directory for recovery to finish: go offline.
     if (Status st = swap_in(log, g, now); !st) {
       log.closed = true;
-      MIRRA_LOG_ERROR("{}: compaction swap failed, log closed: {}", log.dir.string(), st.to_string());
+      MIRRA_LOG_ERROR("{}: compaction swap failed, log closed: {}", log.dir.string(),
+                      st.to_string());
       return st;
     }
   }

@@ -44,7 +44,8 @@ struct PartitionLog::Impl {
   LogSegment& active() { return *segments.rbegin()->second; }
   const LogSegment& active() const { return *segments.rbegin()->second; }
   // The segment holding `offset`: the one with the largest base offset <= offset (or the first).
-  std::map<int64_t, std::unique_ptr<LogSegment>>::const_iterator floor_segment(int64_t offset) const;
+  std::map<int64_t, std::unique_ptr<LogSegment>>::const_iterator floor_segment(
+      int64_t offset) const;
 
   int64_t first_unstable_or_leo() const;  // the LSO on a single node
   // Makes a new active segment at `base` (the old one is finalised and fsynced first, which

@@ -9,8 +9,10 @@ namespace {
 
 // Reads one whole batch, then the first record at or after `min_offset` whose timestamp is
 // >= `ts` (LogAppendTime batches: every record has the batch's max timestamp).
-Result<std::optional<std::pair<int64_t, int64_t>>> first_record_at_or_after(
-    const LogSegment& seg, const BatchHeader& h, int64_t ts, int64_t min_offset) {
+Result<std::optional<std::pair<int64_t, int64_t>>> first_record_at_or_after(const LogSegment& seg,
+                                                                            const BatchHeader& h,
+                                                                            int64_t ts,
+                                                                            int64_t min_offset) {
   std::vector<uint8_t> bytes(static_cast<size_t>(h.size));
   if (Status st = seg.file()->read_at(h.position, bytes); !st) return st;
   auto view = records::BatchView::parse(bytes);
@@ -20,7 +22,9 @@ Result<std::optional<std::pair<int64_t, int64_t>>> first_record_at_or_after(
   const bool append_time = view->timestamp_type() == records::TimestampType::log_append_time;
   Status st = records::for_each_record(*view, scratch, [&](const records::RecordView& r) {
     const int64_t offset = view->base_offset() + r.offset_delta;
-    const int64_t t = append_time ? view->max_timestamp() : records::record_timestamp(view->base_timestamp(), r.timestamp_delta);
+    const int64_t t = append_time
+                          ? view->max_timestamp()
+                          : records::record_timestamp(view->base_timestamp(), r.timestamp_delta);
     if (offset >= min_offset && t >= ts) {
       found = std::pair{offset, t};
       return Status(ErrorCode::UNKNOWN_SERVER_ERROR, "found");  // only stops the walk
@@ -64,7 +68,8 @@ Result<ReadResult> PartitionLog::read(int64_t offset, int32_t max_bytes, ReadBou
       if (!*h) break;
       const BatchHeader& b = **h;
       const bool first_batch = bytes == 0;
-      if (b.next_offset() > limit || (bytes + b.size > max_bytes && !(first_batch && min_one_batch))) {
+      if (b.next_offset() > limit ||
+          (bytes + b.size > max_bytes && !(first_batch && min_one_batch))) {
         full = true;
         break;
       }

@@ -76,9 +76,9 @@ Status PartitionLog::advance_log_start(int64_t offset) {
   Impl& log = *impl_;
   if (offset <= log.log_start) return Status();
   if (offset > log.leo)
-    return Status(ErrorCode::OFFSET_OUT_OF_RANGE,
-                  "log start " + std::to_string(offset) + " above the log end offset " +
-                      std::to_string(log.leo));
+    return Status(ErrorCode::OFFSET_OUT_OF_RANGE, "log start " + std::to_string(offset) +
+                                                      " above the log end offset " +
+                                                      std::to_string(log.leo));
   log.log_start = offset;
   while (log.segments.size() > 1 && std::next(log.segments.begin())->first <= offset) {
     if (Status st = log.delete_segment(log.segments.begin()->first); !st) return st;
@@ -106,7 +106,9 @@ Status PartitionLog::apply_retention(int64_t now_ms) {
                          total - seg.size() >= c.retention_bytes;
     if (!below_start && !too_old && !too_big) break;
     MIRRA_LOG_INFO("{}: deleting segment {} ({})", log.dir.string(), seg.base_offset(),
-                   below_start ? "below log start" : too_old ? "retention.ms" : "retention.bytes");
+                   below_start ? "below log start"
+                   : too_old   ? "retention.ms"
+                               : "retention.bytes");
     total -= seg.size();
     if (Status st = log.delete_segment(seg.base_offset()); !st) return st;
     moved = true;

@@ -62,8 +62,9 @@ Status check_marker_against(const ProducerEntry* entry, const BatchView& batch,
   if (entry == nullptr) return Status::OK();
   if (batch.producer_epoch() < entry->epoch) {
     return Status(ErrorCode::INVALID_PRODUCER_EPOCH,
-                  "marker of " + pid_text(batch) + " at offset " + std::to_string(batch.base_offset()) +
-                      " is below the producer's epoch " + std::to_string(entry->epoch));
+                  "marker of " + pid_text(batch) + " at offset " +
+                      std::to_string(batch.base_offset()) + " is below the producer's epoch " +
+                      std::to_string(entry->epoch));
   }
   if (marker.coordinator_epoch < entry->coordinator_epoch) {
     return Status(ErrorCode::TRANSACTION_COORDINATOR_FENCED,
@@ -112,8 +113,8 @@ Result<std::optional<BatchMetadata>> ProducerStateManager::check_client_batch(
     return Status(ErrorCode::INVALID_RECORD, "clients may not write control batches");
   }
   if (batch.base_sequence() < 0) {
-    return Status(ErrorCode::INVALID_RECORD, pid_text(batch) + " sent base sequence " +
-                                                 std::to_string(batch.base_sequence()));
+    return Status(ErrorCode::INVALID_RECORD,
+                  pid_text(batch) + " sent base sequence " + std::to_string(batch.base_sequence()));
   }
   const ProducerEntry* entry = find(batch.producer_id());
   if (entry != nullptr && entry->epoch == batch.producer_epoch()) {
@@ -123,8 +124,9 @@ Result<std::optional<BatchMetadata>> ProducerStateManager::check_client_batch(
     }
   }
   if (entry != nullptr && batch.producer_epoch() < entry->epoch) {
-    return Status(ErrorCode::INVALID_PRODUCER_EPOCH,
-                  pid_text(batch) + " is below the producer's epoch " + std::to_string(entry->epoch));
+    return Status(ErrorCode::INVALID_PRODUCER_EPOCH, pid_text(batch) +
+                                                         " is below the producer's epoch " +
+                                                         std::to_string(entry->epoch));
   }
   if (Status st = check_sequence(entry, batch); !st) return st;
   if (entry != nullptr && entry->current_txn_first_offset && !batch.is_transactional()) {
@@ -139,14 +141,16 @@ Result<std::optional<BatchMetadata>> ProducerStateManager::check_client_batch(
 Status ProducerStateManager::check_marker(const BatchView& batch) const {
   if (!batch.is_control() || batch.producer_id() == kNoProducerId) return Status::OK();
   auto marker = read_marker(batch);
-  if (!marker) return Status(ErrorCode::CORRUPT_MESSAGE, "unreadable transaction marker: " +
-                                                             marker.status().message());
+  if (!marker)
+    return Status(ErrorCode::CORRUPT_MESSAGE,
+                  "unreadable transaction marker: " + marker.status().message());
   if (!marker->has_value()) return Status::OK();
   return check_marker_against(find(batch.producer_id()), batch, **marker);
 }
 
-Result<std::optional<CompletedTxn>> ProducerStateManager::on_batch_appended(
-    const BatchView& batch, AppendOrigin origin, int64_t now_ms) {
+Result<std::optional<CompletedTxn>> ProducerStateManager::on_batch_appended(const BatchView& batch,
+                                                                            AppendOrigin origin,
+                                                                            int64_t now_ms) {
   std::optional<CompletedTxn> completed;
   if (batch.producer_id() != kNoProducerId) {
     if (batch.is_control()) {
@@ -187,7 +191,8 @@ Result<std::optional<CompletedTxn>> ProducerStateManager::append_marker(const Ba
   auto marker = read_marker(batch);
   if (!marker) {
     return Status(ErrorCode::CORRUPT_MESSAGE, "unreadable transaction marker of " +
-                                                  pid_text(batch) + ": " + marker.status().message());
+                                                  pid_text(batch) + ": " +
+                                                  marker.status().message());
   }
   if (!marker->has_value()) return Ret();
   const records::ControlRecord& m = **marker;
@@ -202,8 +207,9 @@ Result<std::optional<CompletedTxn>> ProducerStateManager::append_marker(const Ba
   entry.producer_id = batch.producer_id();
   Ret completed;
   if (entry.current_txn_first_offset) {
-    completed = CompletedTxn{entry.producer_id, *entry.current_txn_first_offset, batch.base_offset(),
-                             static_cast<records::ControlType>(m.type) == records::ControlType::ABORT};
+    completed =
+        CompletedTxn{entry.producer_id, *entry.current_txn_first_offset, batch.base_offset(),
+                     static_cast<records::ControlType>(m.type) == records::ControlType::ABORT};
   }
   if (entry.epoch != batch.producer_epoch()) {
     entry.epoch = batch.producer_epoch();

@@ -46,10 +46,10 @@ struct ProducerEntry {
   int64_t producer_id = kNoProducerId;
   int16_t epoch = -1;
   int32_t coordinator_epoch = -1;
-  int64_t last_timestamp = -1;                    // newest batch max timestamp (for expiry)
-  int64_t last_update_ms = -1;                    // wall clock of the last append (for expiry)
+  int64_t last_timestamp = -1;  // newest batch max timestamp (for expiry)
+  int64_t last_update_ms = -1;  // wall clock of the last append (for expiry)
   std::optional<int64_t> current_txn_first_offset;
-  std::deque<BatchMetadata> batches;              // oldest first, at most 5
+  std::deque<BatchMetadata> batches;  // oldest first, at most 5
 };
 
 // A transaction that an appended control batch closed.
@@ -118,8 +118,8 @@ class ProducerStateManager {
   // also the new map_end_offset. A corrupt snapshot is logged, deleted and skipped in favour of
   // the next older one; only an I/O error reading a snapshot fails the call.
   Result<int64_t> reload_from_snapshot(int64_t offset, int64_t log_start);
-  void delete_snapshots_above(int64_t offset);   // truncation: snapshots > offset are stale
-  void delete_snapshots_below(int64_t offset);   // log start moved: older ones are useless
+  void delete_snapshots_above(int64_t offset);  // truncation: snapshots > offset are stale
+  void delete_snapshots_below(int64_t offset);  // log start moved: older ones are useless
   std::vector<int64_t> snapshot_offsets() const;
 
   // Drops producers idle for producer.id.expiration.ms or longer that have no open transaction.

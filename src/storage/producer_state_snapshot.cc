@@ -92,7 +92,8 @@ class Reader {
   bool ok_ = true;
 };
 
-std::vector<uint8_t> encode_snapshot(int64_t offset, const std::map<int64_t, ProducerEntry>& producers) {
+std::vector<uint8_t> encode_snapshot(int64_t offset,
+                                     const std::map<int64_t, ProducerEntry>& producers) {
   Writer w;
   size_t size = kBodyAt + 12;
   for (const auto& [pid, e] : producers) size += kEntryFixedSize + kBatchSize * e.batches.size();
@@ -218,7 +219,8 @@ Result<int64_t> ProducerStateManager::reload_from_snapshot(int64_t offset, int64
     }
     if (st.code() != ErrorCode::CORRUPT_MESSAGE) return st;
     std::filesystem::path path = dir_ / snapshot_name(*it);
-    MIRRA_CLOG_WARN("storage", "producer snapshot {} is corrupt ({}); deleting it and using an older one",
+    MIRRA_CLOG_WARN("storage",
+                    "producer snapshot {} is corrupt ({}); deleting it and using an older one",
                     path.string(), st.message());
     std::error_code ec;
     std::filesystem::remove(path, ec);

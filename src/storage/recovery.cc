@@ -69,8 +69,8 @@ struct ScanResult {
 
 // Validates one batch at `pos`: parse (length, magic), validate (CRC32C, counts), and offsets
 // that ascend and fit the segment's int32 relative offsets.
-Result<records::BatchView> check_batch(std::span<const uint8_t> data, int64_t pos,
-                                       int64_t min_base, int64_t segment_base) {
+Result<records::BatchView> check_batch(std::span<const uint8_t> data, int64_t pos, int64_t min_base,
+                                       int64_t segment_base) {
   auto view = records::BatchView::parse(data.subspan(static_cast<size_t>(pos)));
   if (!view) return view.status();
   if (Status st = view->validate(); !st) return st;
@@ -102,9 +102,9 @@ Result<ScanResult> scan_segment(PartitionLog::Impl& log, LogSegment& seg, int64_
       r.why = view.status().message();
       break;
     }
-    const BatchHeader h{r.valid_end, static_cast<int32_t>(view->size()), view->base_offset(),
-                        view->last_offset(), view->partition_leader_epoch(),
-                        view->max_timestamp()};
+    const BatchHeader h{
+        r.valid_end,         static_cast<int32_t>(view->size()), view->base_offset(),
+        view->last_offset(), view->partition_leader_epoch(),     view->max_timestamp()};
     if (Status st = seg.index_batch(h); !st) return st;
     r.valid_end = h.end_position();
     r.next_offset = h.next_offset();
@@ -117,7 +117,8 @@ Result<ScanResult> scan_segment(PartitionLog::Impl& log, LogSegment& seg, int64_
       if (!done) return done.status();
       if (*done && (*done)->aborted) {
         const int64_t lso = log.producers.first_unstable_offset().value_or(h.next_offset());
-        const AbortedTxn txn{(*done)->producer_id, (*done)->first_offset, (*done)->last_offset, lso};
+        const AbortedTxn txn{(*done)->producer_id, (*done)->first_offset, (*done)->last_offset,
+                             lso};
         if (Status st = seg.txn_index().append(txn); !st) return st;
       }
     }
@@ -158,7 +159,8 @@ Status load_clean_segment(PartitionLog::Impl& log, LogSegment& seg, bool indexes
                           int64_t now_ms) {
   if (indexes_valid) {
     if (Status st = seg.load_tail(); st) return Status();
-    MIRRA_LOG_WARN("{}: indexes disagree with the log, rebuilding them", seg.file()->path().string());
+    MIRRA_LOG_WARN("{}: indexes disagree with the log, rebuilding them",
+                   seg.file()->path().string());
   }
   // Only the offset and time indexes are rebuilt: producer state, epochs and the txn index of
   // a trusted segment are already right.

@@ -101,7 +101,8 @@ Status SegmentFile::append(std::span<const uint8_t> bytes) {
     if (n < 0) {
       // Leave no partial batch behind: the next append must start at a batch boundary.
       const int err = errno;
-      if (::ftruncate(fd_, size_) != 0) MIRRA_LOG_ERROR("cannot undo a partial write to {}", path_.string());
+      if (::ftruncate(fd_, size_) != 0)
+        MIRRA_LOG_ERROR("cannot undo a partial write to {}", path_.string());
       return io_error("write", path_, err);
     }
     done += static_cast<size_t>(n);
@@ -176,15 +177,15 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path
   if (!file) return file.status();
   s->file_ = std::move(file.value());
   // A missing index next to a non-empty log must be rebuilt, not taken as "no entries".
-  const bool indexes_exist =
-      std::filesystem::exists(path(".index")) && std::filesystem::exists(path(".timeindex"));
+  const bool indexes_exist = std::filesystem::exists(path(".index")) &&
+                             std::filesystem::exists(path(".timeindex"));
   bool offsets_ok = false, times_ok = false;
-  auto oi = OffsetIndex::open(path(".index"), base_offset,
-                              config.max_offset_index_entries(), s->file_->size(), offsets_ok);
+  auto oi = OffsetIndex::open(path(".index"), base_offset, config.max_offset_index_entries(),
+                              s->file_->size(), offsets_ok);
   if (!oi) return oi.status();
   s->offset_index_ = std::move(oi.value());
-  auto ti = TimeIndex::open(path(".timeindex"), base_offset,
-                            config.max_time_index_entries(), times_ok);
+  auto ti =
+      TimeIndex::open(path(".timeindex"), base_offset, config.max_time_index_entries(), times_ok);
   if (!ti) return ti.status();
   s->time_index_ = std::move(ti.value());
   auto txn = TxnIndex::open(path(".txnindex"));
@@ -195,9 +196,8 @@ Result<std::unique_ptr<LogSegment>> LogSegment::open(const std::filesystem::path
 }
 
 Result<std::unique_ptr<LogSegment>> LogSegment::create(const std::filesystem::path& dir,
-                                                       int64_t base_offset,
-                                                       const LogConfig& config, int64_t now_ms,
-                                                       std::string_view suffix) {
+                                                       int64_t base_offset, const LogConfig& config,
+                                                       int64_t now_ms, std::string_view suffix) {
   bool valid = false;
   auto s = open(dir, base_offset, config, now_ms, valid, suffix);
   if (!s) return s;
@@ -238,7 +238,8 @@ Status LogSegment::index_batch(const BatchHeader& h) {
   // written since the previous entry. The batch at position 0 needs none (lookup's default).
   if (bytes_since_last_index_ > index_interval_bytes_ && !offset_index_.full()) {
     if (Status st = offset_index_.append(h.last_offset, h.position); !st) return st;
-    if (Status st = time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_); !st) return st;
+    if (Status st = time_index_.maybe_append(max_timestamp_, offset_of_max_timestamp_); !st)
+      return st;
     bytes_since_last_index_ = 0;
   }
   bytes_since_last_index_ += h.size;

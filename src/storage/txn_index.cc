@@ -43,7 +43,8 @@ AbortedTxn decode(const uint8_t* p) {
 }
 
 Status truncate_file(int fd, const std::filesystem::path& path, size_t size) {
-  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return durable::io_error("truncate", path, errno);
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0)
+    return durable::io_error("truncate", path, errno);
   return Status::OK();
 }
 
@@ -98,8 +99,8 @@ Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
   }
   if (whole != data.size()) {
     // A crash in the middle of append(): the entry never counted, so cutting it loses nothing.
-    MIRRA_CLOG_WARN("storage", "txn index {}: cutting a torn last entry ({} of {} bytes)", index.path_.string(),
-                   data.size() - whole, kEntrySize);
+    MIRRA_CLOG_WARN("storage", "txn index {}: cutting a torn last entry ({} of {} bytes)",
+                    index.path_.string(), data.size() - whole, kEntrySize);
     if (Status st = truncate_file(index.fd_, index.path_, whole); !st) return st;
     index.dirty_ = true;
   }
@@ -115,9 +116,10 @@ Status TxnIndex::ensure_open() {
 
 Status TxnIndex::append(const AbortedTxn& txn) {
   if (!entries_.empty() && entries_.back().last_offset >= txn.last_offset) {
-    return Status(ErrorCode::INVALID_REQUEST,
-                  "txn index " + path_.string() + ": marker offset " + std::to_string(txn.last_offset) +
-                      " is not above the last entry's " + std::to_string(entries_.back().last_offset));
+    return Status(ErrorCode::INVALID_REQUEST, "txn index " + path_.string() + ": marker offset " +
+                                                  std::to_string(txn.last_offset) +
+                                                  " is not above the last entry's " +
+                                                  std::to_string(entries_.back().last_offset));
   }
   if (Status st = ensure_open(); !st) return st;
   dirty_ = true;  // even a failed write may have reached the file
@@ -164,7 +166,8 @@ Status TxnIndex::flush() {
 Status TxnIndex::remove() {
   close_fd();
   entries_.clear();
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return durable::io_error("delete", path_, errno);
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
+    return durable::io_error("delete", path_, errno);
   return Status::OK();
 }
 

@@ -40,17 +40,18 @@ class TxnIndex {
   // is cut off; anything else malformed is an error.
   static Result<TxnIndex> open(std::filesystem::path path);
 
-  Status append(const AbortedTxn& txn);   // entries are appended in marker-offset order
+  Status append(const AbortedTxn& txn);  // entries are appended in marker-offset order
   // Appends to `out` the entries with last_offset >= fetch_offset and first_offset <
   // upper_bound_offset. Returns true when the search is complete: an entry's last_stable_offset
   // reached upper_bound_offset, so no later entry (here or in a later segment) can overlap the
   // range and the caller may stop looking at further segments (Kafka's TxnIndexSearchResult).
-  bool collect(int64_t fetch_offset, int64_t upper_bound_offset, std::vector<AbortedTxn>& out) const;
-  Status truncate_to(int64_t offset);     // drops entries whose last_offset >= offset
+  bool collect(int64_t fetch_offset, int64_t upper_bound_offset,
+               std::vector<AbortedTxn>& out) const;
+  Status truncate_to(int64_t offset);  // drops entries whose last_offset >= offset
   // fsync, only when something was written since the last flush: with flush.messages=1 every
   // append flushes its segment, and most segments never change their txn index.
   Status flush();
-  Status remove();                         // deletes the file (absent: fine); entries cleared
+  Status remove();  // deletes the file (absent: fine); entries cleared
   Status rename(const std::filesystem::path& to);
   const std::vector<AbortedTxn>& entries() const { return entries_; }
   const std::filesystem::path& path() const { return path_; }

@@ -18,8 +18,8 @@ asio::awaitable<Result<int64_t>> ProducerIdManager::next() {
   auto guard = co_await reserving_.lock();
   if (next_ < end_) co_return next_++;
   int64_t first = -1;
-  auto build = [&](const metadata::MetadataImage& image)
-      -> Result<std::vector<metadata::MetadataRecord>> {
+  auto build =
+      [&](const metadata::MetadataImage& image) -> Result<std::vector<metadata::MetadataRecord>> {
     first = image.next_producer_id();
     if (first + block_size_ > metadata::kMaxNextProducerId) {
       return Status(ErrorCode::UNKNOWN_SERVER_ERROR, "producer ids are exhausted");

@@ -23,7 +23,8 @@ class ProducerIdManager {
   // Kafka's block size (ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE).
   static constexpr int64_t kBlockSize = 1000;
 
-  ProducerIdManager(cluster::MetadataStore& metadata, int32_t node_id, int64_t block_size = kBlockSize)
+  ProducerIdManager(cluster::MetadataStore& metadata, int32_t node_id,
+                    int64_t block_size = kBlockSize)
       : metadata_(metadata), node_id_(node_id), block_size_(block_size) {}
 
   // The next unused id; reserves a new block first when the current one is used up.
@@ -33,8 +34,8 @@ class ProducerIdManager {
   cluster::MetadataStore& metadata_;
   const int32_t node_id_;
   const int64_t block_size_;
-  int64_t next_ = 0;   // next id of the current block
-  int64_t end_ = 0;    // end of the current block (exclusive); next_ == end_: none left
+  int64_t next_ = 0;  // next id of the current block
+  int64_t end_ = 0;   // end of the current block (exclusive); next_ == end_: none left
   cluster::AsyncMutex reserving_;
 };
 

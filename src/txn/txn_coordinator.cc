@@ -117,7 +117,7 @@ ErrorCode TxnCoordinator::check_producer(const TxnMetadata* m, int64_t producer_
 asio::awaitable<Status> TxnCoordinator::persist(TxnMetadata& m, TxnMetadata next) {
   next.last_update_ms = now_ms();
   TxnLogValue v{next.producer_id, next.producer_epoch, next.timeout_ms, next.state,
-                next.partitions, next.last_update_ms, next.start_ms};
+                next.partitions,  next.last_update_ms, next.start_ms};
   std::vector<cluster::InternalRecord> records;
   records.push_back({encode_txn_key(m.transactional_id), encode_txn_value(v)});
   Status st = co_await topic_.append(partition_of(m.transactional_id), std::move(records));
@@ -209,14 +209,14 @@ asio::awaitable<InitResult> TxnCoordinator::bump(TxnMetadata& m, int32_t timeout
   if (Status st = co_await persist(m, std::move(next)); !st) {
     co_return InitResult{ErrorCode::COORDINATOR_NOT_AVAILABLE, -1, -1};
   }
-  MIRRA_LOG_INFO("transactional id {}: producer id {} epoch {}", m.transactional_id,
-                 m.producer_id, m.producer_epoch);
+  MIRRA_LOG_INFO("transactional id {}: producer id {} epoch {}", m.transactional_id, m.producer_id,
+                 m.producer_epoch);
   co_return InitResult{ErrorCode::NONE, m.producer_id, m.producer_epoch};
 }
 
-asio::awaitable<std::map<std::pair<std::string, int32_t>, ErrorCode>> TxnCoordinator::add_partitions(
-    const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-    const TxnPartitions& partitions) {
+asio::awaitable<std::map<std::pair<std::string, int32_t>, ErrorCode>>
+TxnCoordinator::add_partitions(const std::string& transactional_id, int64_t producer_id,
+                               int16_t producer_epoch, const TxnPartitions& partitions) {
   MIRRA_ASSERT_OWNER(owner_);
   std::map<std::pair<std::string, int32_t>, ErrorCode> out;
   auto fail_all = [&](ErrorCode e) {
@@ -263,8 +263,7 @@ asio::awaitable<std::map<std::pair<std::string, int32_t>, ErrorCode>> TxnCoordin
 }
 
 ErrorCode TxnCoordinator::check_txn_offset_commit(const std::string& transactional_id,
-                                                  int64_t producer_id,
-                                                  int16_t producer_epoch,
+                                                  int64_t producer_id, int16_t producer_epoch,
                                                   int32_t offsets_partition) const {
   MIRRA_ASSERT_OWNER(owner_);
   if (Status st = check_available(transactional_id); !st) return st.code();
@@ -292,15 +291,19 @@ asio::awaitable<ErrorCode> TxnCoordinator::end_txn(const std::string& transactio
   }
   if (m->busy) co_return ErrorCode::CONCURRENT_TRANSACTIONS;
   switch (m->state) {
-    case TxnState::ongoing: break;
+    case TxnState::ongoing:
+      break;
     // A retry of an EndTxn whose answer was lost.
-    case TxnState::complete_commit: co_return commit ? ErrorCode::NONE : ErrorCode::INVALID_TXN_STATE;
-    case TxnState::complete_abort: co_return commit ? ErrorCode::INVALID_TXN_STATE : ErrorCode::NONE;
+    case TxnState::complete_commit:
+      co_return commit ? ErrorCode::NONE : ErrorCode::INVALID_TXN_STATE;
+    case TxnState::complete_abort:
+      co_return commit ? ErrorCode::INVALID_TXN_STATE : ErrorCode::NONE;
     case TxnState::prepare_commit:
       co_return commit ? ErrorCode::CONCURRENT_TRANSACTIONS : ErrorCode::INVALID_TXN_STATE;
     case TxnState::prepare_abort:
       co_return commit ? ErrorCode::INVALID_TXN_STATE : ErrorCode::CONCURRENT_TRANSACTIONS;
-    default: co_return ErrorCode::INVALID_TXN_STATE;
+    default:
+      co_return ErrorCode::INVALID_TXN_STATE;
   }
   BusyGuard busy(*m);
   TxnMetadata next = *m;

@@ -65,7 +65,8 @@ class TxnCoordinator {
  public:
   // Called after a marker is written to a partition of __consumer_offsets, so the group
   // coordinator applies or drops the producer's transactional offsets there.
-  using OffsetsMarkerHook = std::function<void(int64_t producer_id, int32_t partition, bool commit)>;
+  using OffsetsMarkerHook =
+      std::function<void(int64_t producer_id, int32_t partition, bool commit)>;
 
   TxnCoordinator(asio::any_io_executor core, cluster::InternalTopic& topic,
                  cluster::PartitionManager& partitions, ProducerIdManager& ids,

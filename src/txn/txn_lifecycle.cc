@@ -31,8 +31,9 @@ asio::awaitable<Status> TxnCoordinator::write_markers(const TxnMetadata& m, bool
     for (int32_t p : parts) {
       auto part = partitions_.find(topic, p);
       if (part == nullptr) continue;  // deleted since: nothing left to decide there
-      jobs.push_back({topic, p, start_marker(partitions_, part, m.producer_id, m.producer_epoch,
-                                             kCoordinatorEpoch, commit)});
+      jobs.push_back({topic, p,
+                      start_marker(partitions_, part, m.producer_id, m.producer_epoch,
+                                   kCoordinatorEpoch, commit)});
     }
   }
   Status first_error;
@@ -64,7 +65,8 @@ asio::awaitable<Status> TxnCoordinator::complete(TxnMetadata& m) {
 asio::awaitable<Status> TxnCoordinator::fence_and_abort(TxnMetadata& m, std::string why) {
   TxnMetadata next = m;
   // The new epoch goes into the abort markers, so the partitions refuse the old producer too.
-  if (m.producer_epoch < kMaxEpoch - 1) next.producer_epoch = static_cast<int16_t>(m.producer_epoch + 1);
+  if (m.producer_epoch < kMaxEpoch - 1)
+    next.producer_epoch = static_cast<int16_t>(m.producer_epoch + 1);
   next.state = TxnState::prepare_abort;
   if (Status st = co_await persist(m, std::move(next)); !st) co_return st;
   MIRRA_LOG_INFO("transactional id {}: aborting the open transaction of producer id {} ({})",
@@ -101,7 +103,8 @@ asio::awaitable<void> TxnCoordinator::sweep(int64_t now) {
     m.busy = false;
     if (!st) MIRRA_LOG_WARN("transactional id {}: {} (retried later)", id, st.to_string());
   }
-  if (now >= next_expiry_check_ms_) next_expiry_check_ms_ = now + config_.remove_expired_interval_ms;
+  if (now >= next_expiry_check_ms_)
+    next_expiry_check_ms_ = now + config_.remove_expired_interval_ms;
 }
 
 asio::awaitable<void> TxnCoordinator::sweep_loop() {
@@ -165,13 +168,15 @@ asio::awaitable<void> TxnCoordinator::load_all() {
       m.last_update_ms = v->last_update_ms;
       m.start_ms = v->start_ms;
     }
-    if (bad > 0) MIRRA_LOG_WARN("{}-{}: skipped {} record(s) that do not decode", topic_.name(), p, bad);
+    if (bad > 0)
+      MIRRA_LOG_WARN("{}-{}: skipped {} record(s) that do not decode", topic_.name(), p, bad);
     loading_.erase(p);
   }
   loaded_ = true;
   for (const auto& [id, m] : txns_) loaded += m.state == TxnState::ongoing ? 1 : 0;
   if (!txns_.empty()) {
-    MIRRA_LOG_INFO("loaded {} transactional id(s), {} with an open transaction", txns_.size(), loaded);
+    MIRRA_LOG_INFO("loaded {} transactional id(s), {} with an open transaction", txns_.size(),
+                   loaded);
   }
   // Transactions decided before a crash get their markers now, not at the first sweep.
   co_await sweep(now_ms());

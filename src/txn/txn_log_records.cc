@@ -14,9 +14,9 @@ constexpr int16_t kKeyVersion = 0;
 constexpr int16_t kWrittenValueVersion = 0;
 constexpr int16_t kNewestValueVersion = 1;  // v1+ is flexible
 
-constexpr const char* kStateNames[] = {"Empty",          "Ongoing",        "PrepareCommit",
-                                       "PrepareAbort",   "CompleteCommit", "CompleteAbort",
-                                       "Dead",           "PrepareEpochFence"};
+constexpr const char* kStateNames[] = {"Empty",        "Ongoing",          "PrepareCommit",
+                                       "PrepareAbort", "CompleteCommit",   "CompleteAbort",
+                                       "Dead",         "PrepareEpochFence"};
 
 Status corrupt(std::string message) {
   return Status(ErrorCode::CORRUPT_MESSAGE, "__transaction_state record: " + std::move(message));
@@ -25,8 +25,8 @@ Status corrupt(std::string message) {
 Status finish(const Reader& r, std::string_view what) {
   if (r.failed()) return r.status(std::string(what));
   if (r.remaining() != 0) {
-    return corrupt(fmt::format("{}: {} trailing bytes after {} bytes", what, r.remaining(),
-                               r.position()));
+    return corrupt(
+        fmt::format("{}: {} trailing bytes after {} bytes", what, r.remaining(), r.position()));
   }
   return Status::OK();
 }

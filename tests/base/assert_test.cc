@@ -30,8 +30,9 @@ TEST(AssertTest, FailingConditionAbortsWithWhereAndWhy) {
   const int offset = 7;
   auto check = [&] { MIRRA_ASSERT(offset < 5, "offset {} past the end", offset); };
   if (kAssertionsActive) {
-    EXPECT_DEATH(check(), "assert_test.cc:[0-9]+: assertion 'offset < 5' failed: offset 7 past "
-                          "the end");
+    EXPECT_DEATH(check(),
+                 "assert_test.cc:[0-9]+: assertion 'offset < 5' failed: offset 7 past "
+                 "the end");
   } else {
     check();  // compiled out: nothing happens
     SUCCEED();
@@ -41,8 +42,14 @@ TEST(AssertTest, FailingConditionAbortsWithWhereAndWhy) {
 TEST(AssertTest, ReleaseBuildEvaluatesNeitherConditionNorMessage) {
   int condition_calls = 0;
   int message_calls = 0;
-  auto cond = [&] { ++condition_calls; return true; };
-  auto arg = [&] { ++message_calls; return 1; };
+  auto cond = [&] {
+    ++condition_calls;
+    return true;
+  };
+  auto arg = [&] {
+    ++message_calls;
+    return 1;
+  };
   MIRRA_ASSERT(cond(), "{}", arg());
   EXPECT_EQ(condition_calls, kAssertionsActive ? 1 : 0);
   EXPECT_EQ(message_calls, 0);  // the message is built only for a failed check
@@ -78,8 +85,9 @@ TEST(ThreadOwnerTest, AssertOwnerAbortsOffTheOwningThread) {
     MIRRA_ASSERT_OWNER(owner);
   };
   if (kAssertionsActive) {
-    EXPECT_DEATH(from_another_thread(), "assertion '.*is_current\\(\\)' failed: called off the "
-                                        "thread that owns this state");
+    EXPECT_DEATH(from_another_thread(),
+                 "assertion '.*is_current\\(\\)' failed: called off the "
+                 "thread that owns this state");
   } else {
     from_another_thread();
     SUCCEED();

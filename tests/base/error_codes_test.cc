@@ -80,8 +80,8 @@ TEST(ErrorCodes, FindErrorKnownAndUnknown) {
   EXPECT_EQ(e->name, "UNKNOWN_TOPIC_OR_PARTITION");
   EXPECT_TRUE(e->retriable);
 
-  for (int16_t n : {int16_t{-32768}, int16_t{-2}, int16_t{144}, int16_t{147}, int16_t{1000},
-                    int16_t{32767}}) {
+  for (int16_t n :
+       {int16_t{-32768}, int16_t{-2}, int16_t{144}, int16_t{147}, int16_t{1000}, int16_t{32767}}) {
     EXPECT_EQ(find_error(n), nullptr) << n;
   }
 }
@@ -159,8 +159,9 @@ TEST(ErrorCodes, SpotChecksAgainstKafka) {
 
 TEST(ErrorCodes, RetriableSetMatchesKafka) {
   // Every code whose Kafka exception extends RetriableException (Kafka 4.2).
-  const std::set<int> retriable = {2,  3,  5,  6,  7,  9,  13, 14, 15,  16,  19,  20,  41,  51, 56, 70,
-                                   71, 72, 74, 75, 78, 80, 83, 84, 88, 89, 100, 103, 106, 122, 123, 133};
+  const std::set<int> retriable = {2,  3,  5,  6,  7,   9,   13,  14,  15,  16, 19,
+                                   20, 41, 51, 56, 70,  71,  72,  74,  75,  78, 80,
+                                   83, 84, 88, 89, 100, 103, 106, 122, 123, 133};
   for (const ErrorInfo& e : all_errors()) {
     EXPECT_EQ(e.retriable, retriable.count(error_number(e.code)) == 1) << e.name;
   }

@@ -166,8 +166,10 @@ TEST(GroupsValues, TopicSpecs) {
   for (const char* bad : {"orders:", "orders:x", "orders:1,,2", ":1", "a:1:2", "orders:-1", ""}) {
     EXPECT_FALSE(parse_topic_spec(bad).ok()) << bad;
   }
-  EXPECT_NE(parse_topic_spec("orders:1,x").status().message().find(
-                "Invalid partition 'x' specified in topic arg 'orders:1,x'"),
+  EXPECT_NE(parse_topic_spec("orders:1,x")
+                .status()
+                .message()
+                .find("Invalid partition 'x' specified in topic arg 'orders:1,x'"),
             std::string::npos);
 }
 
@@ -179,9 +181,9 @@ TEST(GroupsValues, Datetimes) {
   EXPECT_EQ(parse_datetime("2021-04-20T17:00:00.123+0200").value(), 1618930800123);
   EXPECT_EQ(parse_datetime("2021-04-20T12:30:00.123-02:30").value(), 1618930800123);
   EXPECT_EQ(parse_datetime("2024-02-29T00:00:00.000").value(), 1709164800000);
-  for (const char* bad : {"2021-04-20", "2021-04-20T15:00:00", "2021-13-01T00:00:00.000",
-                          "2023-02-29T00:00:00.000", "2021-04-20T24:00:00.000",
-                          "2021-04-20T15:00:00.000+", "2021-04-20 15:00:00.000", "now"}) {
+  for (const char* bad :
+       {"2021-04-20", "2021-04-20T15:00:00", "2021-13-01T00:00:00.000", "2023-02-29T00:00:00.000",
+        "2021-04-20T24:00:00.000", "2021-04-20T15:00:00.000+", "2021-04-20 15:00:00.000", "now"}) {
     EXPECT_FALSE(parse_datetime(bad).ok()) << bad;
   }
 }
@@ -193,7 +195,8 @@ TEST(GroupsValues, Durations) {
   EXPECT_EQ(parse_duration("P2D").value(), 2 * 86400000);
   EXPECT_EQ(parse_duration("-PT1S").value(), -1000);
   EXPECT_EQ(parse_duration("PT0.001S").value(), 1);
-  for (const char* bad : {"P", "PT", "1H", "P1H", "PT1D", "PT1.S1", "P1DT", "", "PT99999999999999999999S"}) {
+  for (const char* bad :
+       {"P", "PT", "1H", "P1H", "PT1D", "PT1.S1", "P1DT", "", "PT99999999999999999999S"}) {
     EXPECT_FALSE(parse_duration(bad).ok()) << bad;
   }
 }
@@ -243,8 +246,7 @@ TEST(GroupsDescribe, OffsetRowsListMembersThenUnassignedCommits) {
   };
   const std::map<TopicPartition, int64_t> committed = {
       {{"t", 0}, 4}, {{"t", 2}, 9}, {{"old", 0}, 3}};
-  const std::map<TopicPartition, int64_t> log_end = {{{"t", 0}, 10}, {{"t", 1}, 8},
-                                                     {{"t", 2}, 9}};
+  const std::map<TopicPartition, int64_t> log_end = {{{"t", 0}, 10}, {{"t", 1}, 8}, {{"t", 2}, 9}};
   auto rows = offset_rows(members, committed, log_end);
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].tp, (TopicPartition{"t", 0}));

@@ -9,8 +9,8 @@ namespace mirra::client::test {
 namespace {
 
 records::NullableBytes bytes_of(const std::optional<std::string>& s) {
-  return s ? records::NullableBytes(records::Bytes(
-                 reinterpret_cast<const uint8_t*>(s->data()), s->size()))
+  return s ? records::NullableBytes(
+                 records::Bytes(reinterpret_cast<const uint8_t*>(s->data()), s->size()))
            : std::nullopt;
 }
 

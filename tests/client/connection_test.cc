@@ -81,17 +81,20 @@ TEST(BrokerConnection, PipelinesConcurrentRequests) {
   constexpr int kRequests = 20;
   int answered = 0;
   for (int i = 0; i < kRequests; ++i) {
-    asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-      protocol::MetadataRequest req;
-      req.topics.emplace().emplace_back().name = "pipelined";
-      req.allow_auto_topic_creation = false;
-      auto reply = co_await conn.value()->send(req);
-      EXPECT_TRUE(reply.ok()) << reply.status().to_string();
-      if (reply.ok()) {
-        EXPECT_EQ(reply->body.topics.size(), 1u);
-        ++answered;
-      }
-    }, asio::detached);
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+          protocol::MetadataRequest req;
+          req.topics.emplace().emplace_back().name = "pipelined";
+          req.allow_auto_topic_creation = false;
+          auto reply = co_await conn.value()->send(req);
+          EXPECT_TRUE(reply.ok()) << reply.status().to_string();
+          if (reply.ok()) {
+            EXPECT_EQ(reply->body.topics.size(), 1u);
+            ++answered;
+          }
+        },
+        asio::detached);
   }
   while (answered < kRequests && conn.value()->is_open()) io.run_one();
   EXPECT_EQ(answered, kRequests);

@@ -61,9 +61,8 @@ class FetchSessionTest : public ::testing::Test {
     batches[0].tp = {topic, partition};
     batches[0].records = test::make_batch(records);
     std::optional<Result<std::vector<ProduceResult>>> out;
-    cluster_->run([&]() -> asio::awaitable<void> {
-      out = co_await client_->produce(std::move(batches));
-    }());
+    cluster_->run(
+        [&]() -> asio::awaitable<void> { out = co_await client_->produce(std::move(batches)); }());
     ASSERT_TRUE(out->ok()) << out->status().to_string();
     ASSERT_TRUE(out->value().at(0).status.ok()) << out->value().at(0).status.to_string();
   }

@@ -38,7 +38,7 @@ TEST(FetchSessions, IncrementalSendsChangedAndForgetsRemoved) {
   FetchSessions s;
   establish(s, 13, 3);
   std::vector<FetchTarget> next = targets({0, 7});
-  next[0].max_bytes = 2048;  // changed limit: sent again
+  next[0].max_bytes = 2048;                                          // changed limit: sent again
   next.push_back(FetchTarget{{"u", 0}, kRecreatedId, 0, 1024, -1});  // new: sent
   auto r = s.prepare(1, 13, next);
   EXPECT_EQ(r.session_id, 42);

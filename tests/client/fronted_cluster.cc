@@ -58,8 +58,8 @@ std::unique_ptr<FrontedCluster> FrontedCluster::start(asio::io_context& io, int 
     return nullptr;
   }
   for (int32_t node = 1; node <= nodes; ++node) {
-    auto acceptor = std::make_unique<tcp::acceptor>(
-        io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    auto acceptor =
+        std::make_unique<tcp::acceptor>(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     c->ports_[node] = acceptor->local_endpoint().port();
     c->acceptors_[node] = std::move(acceptor);
     ++c->running_;
@@ -114,8 +114,8 @@ void FrontedCluster::run(asio::awaitable<void> a) {
 asio::awaitable<void> FrontedCluster::accept_loop(int32_t node) {
   for (;;) {
     asio::error_code ec;
-    tcp::socket s = co_await acceptors_[node]->async_accept(
-        asio::redirect_error(asio::use_awaitable, ec));
+    tcp::socket s =
+        co_await acceptors_[node]->async_accept(asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
     auto socket = std::make_shared<tcp::socket>(std::move(s));
     sockets_[node].insert(socket);
@@ -161,8 +161,7 @@ asio::awaitable<std::optional<protocol::Bytes>> FrontedCluster::answer(
   const int16_t version = env->header.request_api_version;
   std::optional<size_t> seen;
   if (key == protocol::FetchRequest::kApiKey) seen = record_request(node, env->body, version);
-  server::HandlerResult result =
-      co_await server::dispatch_request(frame, info, broker_->state());
+  server::HandlerResult result = co_await server::dispatch_request(frame, info, broker_->state());
   if (!result.ok()) co_return std::nullopt;
   if (result->empty()) co_return protocol::Bytes{};
   auto bytes = server::materialize(result.value());
@@ -244,8 +243,8 @@ void FrontedCluster::record_answer(size_t index, const protocol::Bytes& frame, i
   seen.response_session_id = resp->session_id;
   for (const auto& t : resp->responses) {
     for (const auto& p : t.partitions) {
-      seen.response_partitions.push_back({t.topic, t.topic_id, p.partition_index,
-                                          p.high_watermark});
+      seen.response_partitions.push_back(
+          {t.topic, t.topic_id, p.partition_index, p.high_watermark});
     }
   }
 }

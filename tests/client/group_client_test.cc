@@ -63,7 +63,8 @@ TEST_F(GroupClientTest, FindsTheCoordinatorOfEachGroup) {
 TEST_F(GroupClientTest, CommitThenFetchOffsets) {
   set_coordinator("g", 2);
   commit("g", {{{"t", 0}, 5, -1, "meta"}, {{"t", 2}, 7, -1, std::nullopt}});
-  auto asked = client_->offset_fetch("g", std::vector<TopicPartition>{{"t", 2}, {"t", 1}, {"t", 0}});
+  auto asked =
+      client_->offset_fetch("g", std::vector<TopicPartition>{{"t", 2}, {"t", 1}, {"t", 0}});
   ASSERT_TRUE(asked.ok()) << asked.status().to_string();
   ASSERT_EQ(asked->size(), 3u);
   // The caller's order; -1 where nothing was committed.
@@ -151,8 +152,8 @@ TEST(GroupClient, BatchedFindCoordinatorRetriesOnlyTheFailedGroup) {
       // "late" is not ready at the first ask.
       if (key == "late" && asked.size() == 1) c.error_code = 15;  // COORDINATOR_NOT_AVAILABLE
     }
-    asio::write(s, asio::buffer(protocol::encode_response_frame(env->header.correlation_id,
-                                                                version, resp)));
+    asio::write(s, asio::buffer(
+                       protocol::encode_response_frame(env->header.correlation_id, version, resp)));
   });
   ClientOptions o;
   o.bootstrap_servers = "127.0.0.1:" + std::to_string(fake.port());

@@ -102,8 +102,7 @@ class CaptureServer {
     ++handled_;
     auto env = mirra::protocol::decode_request_envelope(frame);
     const int16_t key = frame.size() >= 2 ? static_cast<int16_t>(frame[0] << 8 | frame[1]) : -1;
-    const int16_t version =
-        frame.size() >= 4 ? static_cast<int16_t>(frame[2] << 8 | frame[3]) : -1;
+    const int16_t version = frame.size() >= 4 ? static_cast<int16_t>(frame[2] << 8 | frame[3]) : -1;
     record(frame, key, version);
     if (!env) {
       std::fprintf(stderr, "capture_broker: bad request header: %s\n",
@@ -127,7 +126,8 @@ class CaptureServer {
     char file[256];
     std::snprintf(file, sizeof file, "%03ld-%s-v%d.bin", ++recorded_, name.c_str(), version);
     std::ofstream f(std::filesystem::path(opts_.out) / file, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
+    f.write(reinterpret_cast<const char*>(frame.data()),
+            static_cast<std::streamsize>(frame.size()));
   }
 
   static bool send_all(int fd, const Bytes& b) {
@@ -170,8 +170,8 @@ int listen_on(int port, int& bound_port) {
 int main(int argc, char** argv) {
   Options opts;
   if (!parse_options(argc, argv, opts)) {
-    std::fprintf(stderr,
-                 "usage: capture_broker --port P --out DIR [--max-requests N] [--record-limit N]\n");
+    std::fprintf(
+        stderr, "usage: capture_broker --port P --out DIR [--max-requests N] [--record-limit N]\n");
     return 2;
   }
   std::filesystem::create_directories(opts.out);

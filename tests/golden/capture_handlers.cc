@@ -52,13 +52,21 @@ std::optional<Bytes> CaptureHandlers::handle(const RequestEnvelope& env) {
     return std::nullopt;
   }
   switch (key) {
-    case ProduceRequest::kApiKey: return produce(env);
-    case FetchRequest::kApiKey: return fetch(env);
-    case ListOffsetsRequest::kApiKey: return list_offsets(env);
-    case MetadataRequest::kApiKey: return metadata(env);
-    case FindCoordinatorRequest::kApiKey: return find_coordinator(env);
-    case InitProducerIdRequest::kApiKey: return init_producer_id(env);
-    default: close_reason_ = "api not served by capture_broker"; return std::nullopt;
+    case ProduceRequest::kApiKey:
+      return produce(env);
+    case FetchRequest::kApiKey:
+      return fetch(env);
+    case ListOffsetsRequest::kApiKey:
+      return list_offsets(env);
+    case MetadataRequest::kApiKey:
+      return metadata(env);
+    case FindCoordinatorRequest::kApiKey:
+      return find_coordinator(env);
+    case InitProducerIdRequest::kApiKey:
+      return init_producer_id(env);
+    default:
+      close_reason_ = "api not served by capture_broker";
+      return std::nullopt;
   }
 }
 
@@ -66,7 +74,8 @@ std::optional<Bytes> CaptureHandlers::api_versions(const RequestEnvelope& env) {
   const int32_t corr = env.header.correlation_id;
   int16_t version = env.header.request_api_version;
   ApiVersionsResponse resp;
-  for (const ApiInfo& api : all_apis()) resp.api_keys.push_back({api.key, api.min_version, api.max_version, {}});
+  for (const ApiInfo& api : all_apis())
+    resp.api_keys.push_back({api.key, api.min_version, api.max_version, {}});
   if (version > ApiVersionsResponse::kMaxVersion) {  // KIP-511: v0 layout, error, the full list
     resp.error_code = kUnsupportedVersion;
     return encode_response_frame(corr, int16_t{0}, resp);
@@ -91,7 +100,9 @@ std::optional<Bytes> CaptureHandlers::metadata(const RequestEnvelope& env) {
   } else {
     for (const auto& t : *req.topics) {
       if (t.name) names.push_back(*t.name);
-      else for (const auto& [n, off] : end_offsets_) if (topic_id_of(n) == t.topic_id) names.push_back(n);
+      else
+        for (const auto& [n, off] : end_offsets_)
+          if (topic_id_of(n) == t.topic_id) names.push_back(n);
     }
   }
   for (const std::string& name : names) {
@@ -162,7 +173,8 @@ std::optional<Bytes> CaptureHandlers::fetch(const RequestEnvelope& env) {
   FetchResponse resp;
   for (const auto& topic : req.topics) {
     std::string name = topic.topic;
-    for (const auto& [n, off] : end_offsets_) if (name.empty() && topic_id_of(n) == topic.topic_id) name = n;
+    for (const auto& [n, off] : end_offsets_)
+      if (name.empty() && topic_id_of(n) == topic.topic_id) name = n;
     FetchResponse::FetchableTopicResponse tr;
     tr.topic = name;
     tr.topic_id = topic.topic_id;

@@ -30,8 +30,10 @@ class CaptureHandlers {
   std::optional<mirra::protocol::Bytes> api_versions(const mirra::protocol::RequestEnvelope& env);
   std::optional<mirra::protocol::Bytes> metadata(const mirra::protocol::RequestEnvelope& env);
   std::optional<mirra::protocol::Bytes> produce(const mirra::protocol::RequestEnvelope& env);
-  std::optional<mirra::protocol::Bytes> init_producer_id(const mirra::protocol::RequestEnvelope& env);
-  std::optional<mirra::protocol::Bytes> find_coordinator(const mirra::protocol::RequestEnvelope& env);
+  std::optional<mirra::protocol::Bytes> init_producer_id(
+      const mirra::protocol::RequestEnvelope& env);
+  std::optional<mirra::protocol::Bytes> find_coordinator(
+      const mirra::protocol::RequestEnvelope& env);
   std::optional<mirra::protocol::Bytes> fetch(const mirra::protocol::RequestEnvelope& env);
   std::optional<mirra::protocol::Bytes> list_offsets(const mirra::protocol::RequestEnvelope& env);
 

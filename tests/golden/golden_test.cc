@@ -57,7 +57,8 @@ const std::vector<Scenario>& scenarios() {
     for (const char* c : {"none", "gzip", "snappy", "lz4", "zstd", "idempotent"}) {
       v.push_back({"confluent-kafka", c});
     }
-    for (const char* c : {"none", "gzip", "snappy", "lz4", "zstd"}) v.push_back({"kafka-python", c});
+    for (const char* c : {"none", "gzip", "snappy", "lz4", "zstd"})
+      v.push_back({"kafka-python", c});
     for (const char* c : {"none", "gzip", "idempotent"}) v.push_back({"kafkajs", c});
     for (const char* c : {"none", "gzip", "snappy", "lz4", "idempotent"}) {
       v.push_back({"platformatic", c});
@@ -74,7 +75,8 @@ std::optional<Fixture> load(const fs::path& p) {
   f.client = p.parent_path().parent_path().filename().string();
   const std::string name = p.filename().string();  // NNN-<Api>-v<N>.bin
   const size_t dash = name.find('-'), v = name.rfind("-v"), dot = name.rfind(".bin");
-  if (dash == std::string::npos || v == std::string::npos || dot == std::string::npos || v <= dash) {
+  if (dash == std::string::npos || v == std::string::npos || dot == std::string::npos ||
+      v <= dash) {
     return std::nullopt;
   }
   f.api = name.substr(dash + 1, v - dash - 1);
@@ -93,7 +95,8 @@ std::vector<Fixture> fixtures_of(const std::string& client, const std::string& s
     if (e.path().extension() != ".bin") continue;
     if (auto f = load(e.path())) out.push_back(std::move(*f));
   }
-  std::sort(out.begin(), out.end(), [](const Fixture& a, const Fixture& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(),
+            [](const Fixture& a, const Fixture& b) { return a.path < b.path; });
   return out;
 }
 
@@ -153,7 +156,8 @@ TEST(Golden, EveryScenarioWasCaptured) {
     const auto f = fixtures_of(s.client, s.name);
     EXPECT_FALSE(f.empty()) << "no fixtures in " << (kRoot / s.client / s.name);
     if (s.produces) {
-      EXPECT_TRUE(std::any_of(f.begin(), f.end(), [](const Fixture& x) { return x.api == "Produce"; }))
+      EXPECT_TRUE(
+          std::any_of(f.begin(), f.end(), [](const Fixture& x) { return x.api == "Produce"; }))
           << s.client << "/" << s.name << " has no Produce frame";
     }
   }
@@ -261,13 +265,15 @@ struct ExpectedRecord {
 };
 
 std::ostream& operator<<(std::ostream& os, const ExpectedRecord& r) {
-  os << "{key=" << r.key.value_or("<null>") << " value=" << r.value.value_or("<null>") << " headers=[";
+  os << "{key=" << r.key.value_or("<null>") << " value=" << r.value.value_or("<null>")
+     << " headers=[";
   for (const auto& [k, v] : r.headers) os << k << "=" << v << " ";
   return os << "]}";
 }
 
 // What the driver scripts send (capture_all.sh, drive_python.py, drive_node.mjs).
-std::vector<ExpectedRecord> expected_records(const std::string& client, const std::string& scenario) {
+std::vector<ExpectedRecord> expected_records(const std::string& client,
+                                             const std::string& scenario) {
   std::vector<ExpectedRecord> out;
   for (int i = 0; i < 10; ++i) {
     const std::string n = std::to_string(i);
@@ -337,15 +343,17 @@ TEST(Golden, ProduceRequestsAndRecordBatches) {
           }
           std::vector<uint8_t> scratch;
           int32_t n = 0;
-          const mirra::Status st = rec::for_each_record(batch, scratch, [&](const rec::RecordView& r) {
-            ExpectedRecord e{str(r.key), str(r.value), {}};
-            auto hs = r.headers();
-            rec::HeaderView h;
-            while (hs.next(h)) e.headers.emplace_back(rec::as_string(h.key), str(h.value).value_or("<null>"));
-            EXPECT_EQ(r.offset_delta, n++) << f.label();
-            got.push_back(std::move(e));
-            return mirra::Status::OK();
-          });
+          const mirra::Status st =
+              rec::for_each_record(batch, scratch, [&](const rec::RecordView& r) {
+                ExpectedRecord e{str(r.key), str(r.value), {}};
+                auto hs = r.headers();
+                rec::HeaderView h;
+                while (hs.next(h))
+                  e.headers.emplace_back(rec::as_string(h.key), str(h.value).value_or("<null>"));
+                EXPECT_EQ(r.offset_delta, n++) << f.label();
+                got.push_back(std::move(e));
+                return mirra::Status::OK();
+              });
           EXPECT_TRUE(st.ok()) << f.label() << ": " << st.to_string();
           EXPECT_EQ(n, batch.record_count()) << f.label();
           ++batch_index;

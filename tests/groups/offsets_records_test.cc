@@ -181,7 +181,7 @@ TEST(OffsetsRecords, EncoderWritesTheHeaderVersions) {
 TEST(OffsetsRecords, GoldenOffsetKey) {
   const Bytes expected = {
       0x00, 0x01,              // key version 1
-      0x00, 0x02, 'g', '1',    // group: int16 length + bytes
+      0x00, 0x02, 'g',  '1',   // group: int16 length + bytes
       0x00, 0x01, 't',         // topic
       0x00, 0x00, 0x01, 0x02,  // partition 258
   };
@@ -198,11 +198,14 @@ TEST(OffsetsRecords, GoldenOffsetValueV3) {
       0x00, 0x03,                                      // value version 3
       0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x2c,  // offset 300
       0x00, 0x00, 0x00, 0x07,                          // leader epoch 7
-      0x00, 0x02, 'm', 'd',                            // metadata "md"
+      0x00, 0x02, 'm',  'd',                           // metadata "md"
       0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00,  // commit timestamp 1700000000000
   };
-  OffsetValue v{.offset = 300, .leader_epoch = 7, .metadata = "md",
-                .commit_timestamp = 1700000000000, .expire_timestamp = -1};
+  OffsetValue v{.offset = 300,
+                .leader_epoch = 7,
+                .metadata = "md",
+                .commit_timestamp = 1700000000000,
+                .expire_timestamp = -1};
   EXPECT_EQ(encode_value(v), expected);
   auto back = decode_offset_value(expected);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
@@ -227,7 +230,7 @@ TEST(OffsetsRecords, GoldenOffsetValueV4SkipsTaggedFields) {
       0x00, 0x04,                                      // value version 4 (flexible)
       0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09,  // offset 9
       0xff, 0xff, 0xff, 0xff,                          // leader epoch -1
-      0x03, 'h', 'i',                                  // metadata: compact string, length+1
+      0x03, 'h',  'i',                                 // metadata: compact string, length+1
       0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b,  // commit timestamp 11
       0x02,                                            // two tagged fields
       0x05, 0x02, 0xab, 0xcd,                          //   tag 5, 2 bytes
@@ -240,24 +243,26 @@ TEST(OffsetsRecords, GoldenOffsetValueV4SkipsTaggedFields) {
 
 TEST(OffsetsRecords, GoldenGroupValueV3) {
   const Bytes expected = {
-      0x00, 0x03,                                                 // value version 3
-      0x00, 0x08, 'c', 'o', 'n', 's', 'u', 'm', 'e', 'r',         // protocol type
-      0x00, 0x00, 0x00, 0x02,                                     // generation 2
-      0x00, 0x05, 'r', 'a', 'n', 'g', 'e',                        // protocol
-      0x00, 0x02, 'm', '1',                                       // leader
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,             // current state timestamp 256
-      0x00, 0x00, 0x00, 0x01,                                     // one member
-      0x00, 0x02, 'm', '1',                                       //   member id
-      0xff, 0xff,                                                 //   group instance id null
-      0x00, 0x01, 'c',                                            //   client id
-      0x00, 0x02, '/', 'h',                                       //   client host
-      0x00, 0x04, 0x93, 0xe0,                                     //   rebalance timeout 300000
-      0x00, 0x00, 0xaf, 0xc8,                                     //   session timeout 45000
-      0x00, 0x00, 0x00, 0x01, 0xaa,                               //   subscription
-      0x00, 0x00, 0x00, 0x00,                                     //   assignment (empty)
+      0x00, 0x03,                                                // value version 3
+      0x00, 0x08, 'c',  'o',  'n',  's',  'u',  'm',  'e', 'r',  // protocol type
+      0x00, 0x00, 0x00, 0x02,                                    // generation 2
+      0x00, 0x05, 'r',  'a',  'n',  'g',  'e',                   // protocol
+      0x00, 0x02, 'm',  '1',                                     // leader
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,            // current state timestamp 256
+      0x00, 0x00, 0x00, 0x01,                                    // one member
+      0x00, 0x02, 'm',  '1',                                     //   member id
+      0xff, 0xff,                                                //   group instance id null
+      0x00, 0x01, 'c',                                           //   client id
+      0x00, 0x02, '/',  'h',                                     //   client host
+      0x00, 0x04, 0x93, 0xe0,                                    //   rebalance timeout 300000
+      0x00, 0x00, 0xaf, 0xc8,                                    //   session timeout 45000
+      0x00, 0x00, 0x00, 0x01, 0xaa,                              //   subscription
+      0x00, 0x00, 0x00, 0x00,                                    //   assignment (empty)
   };
-  GroupValue g{"consumer", 2, "range", "m1", 256,
-               {GroupMemberValue{"m1", std::nullopt, "c", "/h", 300000, 45000, {0xaa}, {}}}};
+  GroupValue g{
+      "consumer", 2,
+      "range",    "m1",
+      256,        {GroupMemberValue{"m1", std::nullopt, "c", "/h", 300000, 45000, {0xaa}, {}}}};
   EXPECT_EQ(encode_value(g), expected);
   auto back = decode_group_value(expected);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
@@ -266,27 +271,31 @@ TEST(OffsetsRecords, GoldenGroupValueV3) {
 
 TEST(OffsetsRecords, GoldenGroupValueV4) {
   const Bytes bytes = {
-      0x00, 0x04,                          // value version 4 (flexible)
-      0x02, 'x',                           // protocol type "x"
-      0x00, 0x00, 0x00, 0x01,              // generation 1
-      0x00,                                // protocol null
-      0x00,                                // leader null
+      0x00, 0x04,                                      // value version 4 (flexible)
+      0x02, 'x',                                       // protocol type "x"
+      0x00, 0x00, 0x00, 0x01,                          // generation 1
+      0x00,                                            // protocol null
+      0x00,                                            // leader null
       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // current state timestamp -1
-      0x02,                                // compact array: one member
-      0x02, 'm',                           //   member id
-      0x02, 'i',                           //   group instance id "i"
-      0x01,                                //   client id ""
-      0x01,                                //   client host ""
-      0x00, 0x00, 0x00, 0x64,              //   rebalance timeout 100
-      0x00, 0x00, 0x00, 0x32,              //   session timeout 50
-      0x02, 0x01,                          //   subscription {1}
-      0x01,                                //   assignment {}
-      0x01, 0x00, 0x01, 0xee,              //   member tagged fields: tag 0, 1 byte
-      0x00,                                // no tagged fields
+      0x02,                                            // compact array: one member
+      0x02, 'm',                                       //   member id
+      0x02, 'i',                                       //   group instance id "i"
+      0x01,                                            //   client id ""
+      0x01,                                            //   client host ""
+      0x00, 0x00, 0x00, 0x64,                          //   rebalance timeout 100
+      0x00, 0x00, 0x00, 0x32,                          //   session timeout 50
+      0x02, 0x01,                                      //   subscription {1}
+      0x01,                                            //   assignment {}
+      0x01, 0x00, 0x01, 0xee,                          //   member tagged fields: tag 0, 1 byte
+      0x00,                                            // no tagged fields
   };
   auto g = decode_group_value(bytes);
   ASSERT_TRUE(g.ok()) << g.status().to_string();
-  EXPECT_EQ(*g, (GroupValue{"x", 1, std::nullopt, std::nullopt, -1,
+  EXPECT_EQ(*g, (GroupValue{"x",
+                            1,
+                            std::nullopt,
+                            std::nullopt,
+                            -1,
                             {GroupMemberValue{"m", "i", "", "", 100, 50, {1}, {}}}}));
 }
 
@@ -388,7 +397,7 @@ TEST(OffsetsRecords, HostileCountsAndTagLengthsRefused) {
   expect_corrupt(decode_group_value(huge).status(), "array length exceeds");
   // A v4 tagged field claiming more bytes than remain.
   Bytes v4 = offset_value_at(4, sample_offset());
-  v4.back() = 0x01;  // one tagged field...
+  v4.back() = 0x01;                         // one tagged field...
   v4.insert(v4.end(), {0x00, 0x05, 0xaa});  // ...tag 0 of 5 bytes, only 1 present
   expect_corrupt(decode_offset_value(v4).status(), "tagged field longer");
 }
@@ -409,9 +418,9 @@ int32_t expected_bits(int32_t java) { return (java & 0x7fffffff) % INT32_MAX; }
 
 TEST(PartitionForGroup, HandComputedJavaHashes) {
   EXPECT_EQ(java_hash(u""), 0);
-  EXPECT_EQ(java_hash(u"a"), 97);            // 'a'
-  EXPECT_EQ(java_hash(u"ab"), 3105);         // 97*31 + 98
-  EXPECT_EQ(java_hash(u"abc"), 96354);       // 3105*31 + 99
+  EXPECT_EQ(java_hash(u"a"), 97);       // 'a'
+  EXPECT_EQ(java_hash(u"ab"), 3105);    // 97*31 + 98
+  EXPECT_EQ(java_hash(u"abc"), 96354);  // 3105*31 + 99
   // Values printed by Java's "...".hashCode():
   EXPECT_EQ(java_hash(u"hello"), 99162322);
   EXPECT_EQ(java_hash(u"group"), 98629247);
@@ -458,38 +467,56 @@ TEST(PartitionForGroup, NonAsciiUsesUtf16CodeUnits) {
 TEST(PartitionForGroup, InvalidUtf8AsJavaDecodesIt) {
   // Java's new String(bytes, UTF_8) puts one U+FFFD (65533) for each maximal invalid prefix of
   // a sequence. Each expected value was printed by Java 17 and 25 for the same bytes.
-  constexpr int32_t one = 65533;                 // "\uFFFD"
-  constexpr int32_t two = 65533 * 31 + 65533;    // "\uFFFD\uFFFD" = 2097056
+  constexpr int32_t one = 65533;                     // "\uFFFD"
+  constexpr int32_t two = 65533 * 31 + 65533;        // "\uFFFD\uFFFD" = 2097056
   constexpr int32_t repl_then_a = 65533 * 31 + 'A';  // 2031588
   EXPECT_EQ(two, 2097056);
   EXPECT_EQ(repl_then_a, 2031588);
-  EXPECT_EQ(hash_bits("\x80"), one);               // lone continuation byte
+  EXPECT_EQ(hash_bits("\x80"), one);  // lone continuation byte
   EXPECT_EQ(hash_bits("\xff"), one);
-  EXPECT_EQ(hash_bits("\xc0\x80"), two);           // overlong NUL: C0 is never valid
-  EXPECT_EQ(hash_bits("a\xc3"), 97 * 31 + one);    // truncated at the end: 68540
-  EXPECT_EQ(hash_bits("\xc3" "A"), repl_then_a);
-  EXPECT_EQ(hash_bits("\xe2\x82"), one);           // valid prefix of 2 bytes: one U+FFFD
-  EXPECT_EQ(hash_bits("\xe2\x82" "A"), repl_then_a);
-  EXPECT_EQ(hash_bits("\xe2" "A"), repl_then_a);
+  EXPECT_EQ(hash_bits("\xc0\x80"), two);         // overlong NUL: C0 is never valid
+  EXPECT_EQ(hash_bits("a\xc3"), 97 * 31 + one);  // truncated at the end: 68540
+  EXPECT_EQ(hash_bits("\xc3"
+                      "A"),
+            repl_then_a);
+  EXPECT_EQ(hash_bits("\xe2\x82"), one);  // valid prefix of 2 bytes: one U+FFFD
+  EXPECT_EQ(hash_bits("\xe2\x82"
+                      "A"),
+            repl_then_a);
+  EXPECT_EQ(hash_bits("\xe2"
+                      "A"),
+            repl_then_a);
   EXPECT_EQ(hash_bits("\xe0\x80\x80"), 65074269);  // overlong: three U+FFFD
   EXPECT_EQ(hash_bits("\xe0\x80"), two);
-  EXPECT_EQ(hash_bits("\xed\xa0\x80"), one);       // encoded surrogate: ONE U+FFFD in Java
+  EXPECT_EQ(hash_bits("\xed\xa0\x80"), one);  // encoded surrogate: ONE U+FFFD in Java
   EXPECT_EQ(hash_bits("\xed\xa0"), one);
-  EXPECT_EQ(hash_bits("\xed\xa0" "A"), repl_then_a);
+  EXPECT_EQ(hash_bits("\xed\xa0"
+                      "A"),
+            repl_then_a);
   EXPECT_EQ(hash_bits("\xf0\x9f\x98"), one);
-  EXPECT_EQ(hash_bits("\xf0\x9f\x98" "A"), repl_then_a);
-  EXPECT_EQ(hash_bits("\xf0\x9f" "AB"), 62979294);
+  EXPECT_EQ(hash_bits("\xf0\x9f\x98"
+                      "A"),
+            repl_then_a);
+  EXPECT_EQ(hash_bits("\xf0\x9f"
+                      "AB"),
+            62979294);
   EXPECT_EQ(hash_bits("\xf0"), one);
   EXPECT_EQ(hash_bits("\xf0\x80\x80\x80"), 2017367872);  // overlong 4-byte: four U+FFFD
   EXPECT_EQ(hash_bits("\xf4\x90\x80\x80"), 2017367872);  // above U+10FFFF
   EXPECT_EQ(hash_bits("\xf5\x80\x80\x80"), 2017367872);
   EXPECT_EQ(hash_bits("\xf7\xbf\xbf\xbf"), 2017367872);
   EXPECT_EQ(hash_bits("\xf8\x88\x80\x80\x80"), expected_bits(-1886039875));
-  EXPECT_EQ(hash_bits("\xf4\x8f\xbf" "A"), repl_then_a);
+  EXPECT_EQ(hash_bits("\xf4\x8f\xbf"
+                      "A"),
+            repl_then_a);
   EXPECT_EQ(hash_bits("\xf0\x90\x80\xc0"), two);
-  EXPECT_EQ(hash_bits("\xf0\xc0" "A"), 65008801);
+  EXPECT_EQ(hash_bits("\xf0\xc0"
+                      "A"),
+            65008801);
   EXPECT_EQ(hash_bits("A\xf0\x90"), 67548);
-  EXPECT_EQ(hash_bits("a\xf0\x9f\x98\x80\xff" "b"), 1795369097);
+  EXPECT_EQ(hash_bits("a\xf0\x9f\x98\x80\xff"
+                      "b"),
+            1795369097);
 }
 
 }  // namespace

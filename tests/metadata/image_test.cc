@@ -48,7 +48,8 @@ TEST(MetadataImage, OffsetsMustIncrease) {
   ASSERT_TRUE(image.apply(TopicRecord{"a", tid(1)}, 5).ok());
   Status st = image.apply(TopicRecord{"b", tid(2)}, 5);
   EXPECT_EQ(st.code(), ErrorCode::CORRUPT_MESSAGE);
-  EXPECT_NE(st.message().find("not after the last one applied (5)"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("not after the last one applied (5)"), std::string::npos)
+      << st.message();
   EXPECT_FALSE(image.apply(TopicRecord{"b", tid(2)}, 4).ok());
   EXPECT_EQ(image.topic("b"), nullptr);
   EXPECT_TRUE(image.apply(TopicRecord{"b", tid(2)}, 9).ok());  // gaps are fine
@@ -82,18 +83,20 @@ TEST(MetadataImage, PartitionRules) {
   EXPECT_EQ(t->partitions[0].leader_epoch, 5);
   EXPECT_EQ(t->partitions[0].replicas, (std::vector<int32_t>{2, 1}));
   EXPECT_EQ(t->partitions[2].leader, -1);
-  expect_refused(image, PartitionRecord{tid(1), 0, {1}, 1, 4}, "leader epoch 4 is below the current 5");
+  expect_refused(image, PartitionRecord{tid(1), 0, {1}, 1, 4},
+                 "leader epoch 4 is below the current 5");
 }
 
 TEST(MetadataImage, TopicConfigs) {
   MetadataImage image;
   ASSERT_TRUE(apply_all(image, create_topic("orders", 1, 1)).ok());
-  ASSERT_TRUE(apply_all(image, {ConfigRecord{kTopicResource, "orders", "retention.ms", "10"},
-                                ConfigRecord{kTopicResource, "orders", "cleanup.policy", "compact"},
-                                ConfigRecord{kTopicResource, "orders", "retention.ms", "20"},
-                                ConfigRecord{kTopicResource, "orders", "cleanup.policy", std::nullopt},
-                                ConfigRecord{kTopicResource, "orders", "absent", std::nullopt}})
-                  .ok());
+  ASSERT_TRUE(
+      apply_all(image, {ConfigRecord{kTopicResource, "orders", "retention.ms", "10"},
+                        ConfigRecord{kTopicResource, "orders", "cleanup.policy", "compact"},
+                        ConfigRecord{kTopicResource, "orders", "retention.ms", "20"},
+                        ConfigRecord{kTopicResource, "orders", "cleanup.policy", std::nullopt},
+                        ConfigRecord{kTopicResource, "orders", "absent", std::nullopt}})
+          .ok());
   EXPECT_EQ(image.topic("orders")->configs,
             (std::map<std::string, std::string>{{"retention.ms", "20"}}));
   EXPECT_TRUE(image.broker_configs().empty());
@@ -104,10 +107,11 @@ TEST(MetadataImage, TopicConfigs) {
 
 TEST(MetadataImage, BrokerConfigs) {
   MetadataImage image;
-  ASSERT_TRUE(apply_all(image, {ConfigRecord{kBrokerResource, "", "log.retention.ms", "5"},
-                                ConfigRecord{kBrokerResource, "", "num.partitions", "3"},
-                                ConfigRecord{kBrokerResource, "", "log.retention.ms", std::nullopt}})
-                  .ok());
+  ASSERT_TRUE(
+      apply_all(image, {ConfigRecord{kBrokerResource, "", "log.retention.ms", "5"},
+                        ConfigRecord{kBrokerResource, "", "num.partitions", "3"},
+                        ConfigRecord{kBrokerResource, "", "log.retention.ms", std::nullopt}})
+          .ok());
   EXPECT_EQ(image.broker_configs(), (std::map<std::string, std::string>{{"num.partitions", "3"}}));
   expect_refused(image, ConfigRecord{kBrokerResource, "1", "num.partitions", "2"},
                  "only the cluster-wide default");
@@ -152,8 +156,9 @@ TEST(MetadataImage, ProducerIdsOnlyGrow) {
 
 TEST(MetadataImage, MirrorsAreCreatedReplacedAndRemoved) {
   MetadataImage image;
-  ASSERT_TRUE(apply_all(image, {MirrorRecord{"dr", {{"bootstrap.servers", "a:1"},
-                                                    {"sasl.password", "x"}}}}).ok());
+  ASSERT_TRUE(
+      apply_all(image, {MirrorRecord{"dr", {{"bootstrap.servers", "a:1"}, {"sasl.password", "x"}}}})
+          .ok());
   ASSERT_NE(image.mirror("dr"), nullptr);
   EXPECT_EQ(image.mirror("dr")->configs.at("sasl.password"), "x");
   // A second record replaces every config: the password is gone.

@@ -40,7 +40,8 @@ TEST(MetaProperties, CreatedWhenAbsentThenLoaded) {
   EXPECT_NE(text.find("version=1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("node.id=3\n"), std::string::npos) << text;
   EXPECT_NE(text.find("cluster.id=" + created->cluster_id + "\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("directory.id=" + created->directory_id.to_string() + "\n"), std::string::npos);
+  EXPECT_NE(text.find("directory.id=" + created->directory_id.to_string() + "\n"),
+            std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "meta.properties.tmp"));
 
   auto loaded = load_or_create_meta_properties(dir, 3);
@@ -77,7 +78,8 @@ TEST(MetaProperties, NodeIdMismatchRefused) {
   EXPECT_NE(msg.find("node.id 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("node.id 2"), std::string::npos) << msg;
   EXPECT_EQ(read_text(tmp.path() / kMetaPropertiesFile), before);  // untouched
-  EXPECT_EQ(load_or_create_meta_properties(tmp.path(), -1).status().code(), ErrorCode::INVALID_CONFIG);
+  EXPECT_EQ(load_or_create_meta_properties(tmp.path(), -1).status().code(),
+            ErrorCode::INVALID_CONFIG);
 }
 
 TEST(MetaProperties, GarbageRefused) {

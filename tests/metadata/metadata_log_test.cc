@@ -62,7 +62,8 @@ class MetadataLogTest : public ::testing::Test {
   }
 
   // Topics t<from>..t<to - 1>, one append each, with `partitions` partitions.
-  void commit_topics(MetadataLog& log, MetadataImage& image, uint64_t from, uint64_t to, int partitions) {
+  void commit_topics(MetadataLog& log, MetadataImage& image, uint64_t from, uint64_t to,
+                     int partitions) {
     for (uint64_t i = from; i < to; ++i)
       commit(log, image, create_topic("t" + std::to_string(i), i + 1, partitions));
   }
@@ -114,8 +115,9 @@ TEST_F(MetadataLogTest, AppendAssignsOffsetsAndReopenReplays) {
   ASSERT_NE(log, nullptr);
   EXPECT_EQ(commit(*log, image, create_topic("orders", 1, 3)), 0);
   EXPECT_EQ(commit(*log, image, create_topic("users", 2, 1)), 4);
-  EXPECT_EQ(commit(*log, image, {ConfigRecord{kTopicResource, "orders", "retention.ms", "5"},
-                                 ConfigRecord{kBrokerResource, "", "num.partitions", "2"}}),
+  EXPECT_EQ(commit(*log, image,
+                   {ConfigRecord{kTopicResource, "orders", "retention.ms", "5"},
+                    ConfigRecord{kBrokerResource, "", "num.partitions", "2"}}),
             6);
   EXPECT_EQ(commit(*log, image, {RemoveTopicRecord{tid(2)}}), 8);
   EXPECT_EQ(log->next_offset(), 9);
@@ -261,13 +263,15 @@ TEST_F(MetadataLogTest, SnapshotInsideABatch) {
   ASSERT_TRUE(log->write_snapshot(partial).ok());
   EXPECT_EQ(log->records_since_snapshot(), 2);
   ASSERT_TRUE(log->close().ok());
-  for (size_t i = 0; i < records.size(); ++i) ASSERT_TRUE(image.apply(records[i], static_cast<int64_t>(i)).ok());
+  for (size_t i = 0; i < records.size(); ++i)
+    ASSERT_TRUE(image.apply(records[i], static_cast<int64_t>(i)).ok());
   expect_reopens_as(image);
 }
 
 // A crash in the middle of writing a batch: the torn batch is gone entirely, earlier ones stay.
 TEST_F(MetadataLogTest, TornTailDropsTheWholeLastAppend) {
-  const std::vector<size_t> cuts = {1, 12, 61, 100, 0};  // bytes of the last batch kept; 0 = all but 1
+  const std::vector<size_t> cuts = {1, 12, 61, 100,
+                                    0};  // bytes of the last batch kept; 0 = all but 1
   for (size_t cut : cuts) {
     fs::remove_all(meta_dir());
     MetadataImage image;

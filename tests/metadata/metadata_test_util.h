@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "../storage/log_test_util.h"  // TempDir
 #include "metadata/image.h"
 #include "metadata/records.h"
-#include "../storage/log_test_util.h"  // TempDir
 
 namespace mirra::metadata::testing {
 
@@ -21,7 +21,8 @@ using storage::testing::TempDir;
 inline Uuid tid(uint64_t n) { return Uuid::from_bits(0x1234, 100 + n); }
 
 // A topic with `partitions` single-replica partitions led by node 1, as records.
-inline std::vector<MetadataRecord> create_topic(const std::string& name, uint64_t id, int partitions) {
+inline std::vector<MetadataRecord> create_topic(const std::string& name, uint64_t id,
+                                                int partitions) {
   std::vector<MetadataRecord> out{TopicRecord{name, tid(id)}};
   for (int p = 0; p < partitions; ++p) out.emplace_back(PartitionRecord{tid(id), p, {1}, 1, 0});
   return out;

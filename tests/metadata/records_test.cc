@@ -82,7 +82,8 @@ TEST(MetadataRecords, NewerAndNegativeVersionsRefused) {
     bytes[3] = static_cast<uint8_t>(version);
     Status st = decode_status(bytes);
     EXPECT_EQ(st.code(), ErrorCode::CORRUPT_MESSAGE);
-    EXPECT_NE(st.message().find("TopicRecord version " + std::to_string(version)), std::string::npos)
+    EXPECT_NE(st.message().find("TopicRecord version " + std::to_string(version)),
+              std::string::npos)
         << st.message();
   }
 }
@@ -122,7 +123,8 @@ TEST(MetadataRecords, NullsWhereValuesAreRequiredRefused) {
   topic.resize(topic.size() + 16, 0);
   Status st = decode_status(topic);
   EXPECT_EQ(st.code(), ErrorCode::CORRUPT_MESSAGE);
-  EXPECT_NE(st.message().find("null where a string is required"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("null where a string is required"), std::string::npos)
+      << st.message();
 
   // PartitionRecord with a null replica list.
   auto part = encode_record(PartitionRecord{tid(1), 0, {}, -1, 0});

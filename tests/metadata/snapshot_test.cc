@@ -86,7 +86,8 @@ TEST(MetadataSnapshot, SaysWhatIsWrong) {
   const int64_t end = image.last_offset() + 1;
   const auto good = encode_snapshot(image);
 
-  EXPECT_NE(decode_error({1, 2, 3}, end).find("shorter than the 18-byte header"), std::string::npos);
+  EXPECT_NE(decode_error({1, 2, 3}, end).find("shorter than the 18-byte header"),
+            std::string::npos);
 
   auto version = good;
   version[1] = 2;
@@ -113,7 +114,8 @@ TEST(MetadataSnapshot, SaysWhatIsWrong) {
   type[18 + 4 + 1] = 77;
   fix_crc(type);
   const std::string msg = decode_error(type, end);
-  EXPECT_NE(msg.find("record 0: metadata record: unknown record type 77"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("record 0: metadata record: unknown record type 77"), std::string::npos)
+      << msg;
   EXPECT_NE(msg.find(snapshot_file_name(end)), std::string::npos) << msg;
 }
 

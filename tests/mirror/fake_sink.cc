@@ -159,8 +159,7 @@ asio::awaitable<Status> FakeSink::put_state(const MirrorStateKey& key, MirrorSta
                                             int32_t expected_epoch) {
   if (state_epoch(key) != expected_epoch) {
     co_return Status(ErrorCode::INVALID_MIRROR_STATE,
-                     fmt::format("state epoch {}, expected {}", state_epoch(key),
-                                 expected_epoch));
+                     fmt::format("state epoch {}, expected {}", state_epoch(key), expected_epoch));
   }
   value.state_epoch = expected_epoch + 1;
   states_[key] = std::move(value);

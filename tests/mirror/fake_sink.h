@@ -30,8 +30,7 @@ class FakeSink : public MirrorSink {
   explicit FakeSink(asio::any_io_executor ex) : ex_(ex) {}
 
   // A topic of `mirror` whose partitions start empty and PREPARING.
-  void add_topic(const std::string& mirror, const std::string& name, Uuid id,
-                 int32_t partitions);
+  void add_topic(const std::string& mirror, const std::string& name, Uuid id, int32_t partitions);
   FakeLog& partition(const client::TopicPartition& tp) { return logs_.at(tp); }
   // The state of a partition as a test sets it (pause, failover, ...), fenced like any write.
   void set_state(const client::TopicPartition& tp, MirrorState state);
@@ -54,8 +53,7 @@ class FakeSink : public MirrorSink {
   std::vector<SinkTopic> topics(const std::string& mirror) const override;
   std::optional<Uuid> topic_id(const std::string& topic) const override;
   std::optional<SinkLog> log(const client::TopicPartition& tp) const override;
-  asio::awaitable<Status> append(const client::TopicPartition& tp,
-                                 std::span<const uint8_t> batches,
+  asio::awaitable<Status> append(const client::TopicPartition& tp, std::span<const uint8_t> batches,
                                  std::shared_ptr<const void> keep_alive) override;
   asio::awaitable<Status> truncate_to(const client::TopicPartition& tp, int64_t offset) override;
   asio::awaitable<Status> restart_at(const client::TopicPartition& tp, int64_t offset) override;

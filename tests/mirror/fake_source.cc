@@ -198,8 +198,7 @@ void FakeSourceCluster::lose_tail(const client::TopicPartition& tp, int64_t offs
   notify();
 }
 
-void FakeSourceCluster::fail_partition(const client::TopicPartition& tp, Status error,
-                                       int count) {
+void FakeSourceCluster::fail_partition(const client::TopicPartition& tp, Status error, int count) {
   for (int i = 0; i < count; ++i) partition(tp).errors.push_back(error);
   notify();
 }
@@ -260,8 +259,8 @@ bool FakeSourceCluster::has_data(const std::vector<client::FetchPosition>& posit
   });
 }
 
-client::FetchedPartition FakeSourceCluster::answer(const client::FetchPosition& pos,
-                                                   int32_t broker, bool& leader_moved) {
+client::FetchedPartition FakeSourceCluster::answer(const client::FetchPosition& pos, int32_t broker,
+                                                   bool& leader_moved) {
   client::FetchedPartition a;
   a.tp = pos.tp;
   Partition* p = find(pos.tp);

@@ -12,9 +12,9 @@ TEST(MirrorName, KafkaTopicNameRules) {
   for (const char* ok : {"dr", "us-east.1", "A_b-c", "x"}) {
     EXPECT_TRUE(validate_mirror_name(ok).ok()) << ok;
   }
-  for (std::string bad : {std::string(), std::string("."), std::string(".."),
-                          std::string("has space"), std::string("slash/"), std::string(250, 'a'),
-                          std::string("é")}) {
+  for (std::string bad :
+       {std::string(), std::string("."), std::string(".."), std::string("has space"),
+        std::string("slash/"), std::string(250, 'a'), std::string("é")}) {
     Status s = validate_mirror_name(bad);
     EXPECT_EQ(s.code(), ErrorCode::INVALID_MIRROR_NAME) << bad;
   }

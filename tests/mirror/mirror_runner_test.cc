@@ -36,10 +36,13 @@ class MirrorRunnerTest : public ::testing::Test {
     if (runner_ == nullptr) return;
     runner_->stop();
     bool stopped = false;
-    asio::co_spawn(io_, [&]() -> asio::awaitable<void> {
-      co_await runner_->stopped();
-      stopped = true;
-    }, asio::detached);
+    asio::co_spawn(
+        io_,
+        [&]() -> asio::awaitable<void> {
+          co_await runner_->stopped();
+          stopped = true;
+        },
+        asio::detached);
     EXPECT_TRUE(run_until([&] { return stopped; })) << "the runner's loops did not end";
   }
 

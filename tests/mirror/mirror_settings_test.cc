@@ -37,8 +37,8 @@ TEST(MirrorSettings, GivenValuesAreParsed) {
 
 // The Fetch fields these configs fill are int32: a larger value was cut to a negative one.
 TEST(MirrorSettings, IntConfigsAreThirtyTwoBitAsInKafka) {
-  auto s = parse_mirror_settings({{"bootstrap.servers", "a:1"},
-                                  {"mirror.fetch.max.bytes", "2147483648"}});
+  auto s = parse_mirror_settings(
+      {{"bootstrap.servers", "a:1"}, {"mirror.fetch.max.bytes", "2147483648"}});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), ErrorCode::INVALID_CONFIG);
   EXPECT_NE(s.status().message().find("mirror.fetch.max.bytes"), std::string::npos);

@@ -24,8 +24,8 @@ TEST(MirrorStateRecords, RoundTrip) {
   auto k = decode_state_key(encode_state_key(key));
   ASSERT_TRUE(k.ok()) << k.status().to_string();
   EXPECT_EQ(k.value(), key);
-  for (std::optional<std::string> error : {std::optional<std::string>(),
-                                           std::optional<std::string>("source unreachable")}) {
+  for (std::optional<std::string> error :
+       {std::optional<std::string>(), std::optional<std::string>("source unreachable")}) {
     MirrorStateValue v = sample();
     v.last_error = error;
     auto back = decode_state_value(encode_state_value(v));

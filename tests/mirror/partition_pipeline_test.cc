@@ -55,14 +55,14 @@ TEST(PartitionPipeline, AnErrorAnswerMakesTheNextRequestWait) {
 TEST(PartitionPipeline, AnswersFromBeforeABreakNeverSetTheNextOffset) {
   PartitionPipeline p;
   const uint64_t first = p.request_sent();
-  p.answer_received(first, 10);  // pending: asked at 0
+  p.answer_received(first, 10);              // pending: asked at 0
   const uint64_t second = p.request_sent();  // asked at 10, in flight
-  p.answer_handled(false);  // the first did not land: break
+  p.answer_handled(false);                   // the first did not land: break
   EXPECT_GT(p.generation(), first);
-  p.answer_received(second, 20);  // stale: must not make 20 the next offset
+  p.answer_received(second, 20);                    // stale: must not make 20 the next offset
   EXPECT_EQ(p.fetch_offset(0, kT0), std::nullopt);  // waits for the stale answer
-  p.answer_handled(false);  // dropped
-  EXPECT_EQ(p.fetch_offset(0, kT0), 0);  // asked at the log end, not at 20
+  p.answer_handled(false);                          // dropped
+  EXPECT_EQ(p.fetch_offset(0, kT0), 0);             // asked at the log end, not at 20
 }
 
 TEST(PartitionPipeline, AFailedRequestBreaksThePipeline) {

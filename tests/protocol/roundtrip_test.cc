@@ -47,7 +47,7 @@ void round_trip_all_versions() {
   }
 }
 
-#define MIRRA_ROUND_TRIP_TEST(Api, Request, Response) \
+#define MIRRA_ROUND_TRIP_TEST(Api, Request, Response)                   \
   TEST(RoundTrip, Api##Request) { round_trip_all_versions<Request>(); } \
   TEST(RoundTrip, Api##Response) { round_trip_all_versions<Response>(); }
 MIRRA_FOR_EACH_API(MIRRA_ROUND_TRIP_TEST)

@@ -59,7 +59,7 @@ TEST(Compression, SnappyXerialHandBuilt) {
   const auto chunk = [&x](const std::string& s) {
     const uint8_t raw_len = static_cast<uint8_t>(2 + s.size());
     x.insert(x.end(), {0, 0, 0, raw_len});
-    x.push_back(static_cast<uint8_t>(s.size()));              // preamble: uncompressed length
+    x.push_back(static_cast<uint8_t>(s.size()));             // preamble: uncompressed length
     x.push_back(static_cast<uint8_t>((s.size() - 1) << 2));  // literal tag
     x.insert(x.end(), s.begin(), s.end());
   };

@@ -25,7 +25,8 @@ std::vector<uint8_t> small_batch(Compression c = Compression::none) {
 }
 
 void fix_crc(std::vector<uint8_t>& b) {
-  store_be32(b.data() + layout::kCrc, crc32c(b.data() + layout::kCrcStart, b.size() - layout::kCrcStart));
+  store_be32(b.data() + layout::kCrc,
+             crc32c(b.data() + layout::kCrcStart, b.size() - layout::kCrcStart));
 }
 
 // Parses, validates and iterates; returns the first failure (or OK).

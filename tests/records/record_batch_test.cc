@@ -188,7 +188,7 @@ TEST(RecordBatch, ControlRecordErrors) {
   const uint8_t key[] = {0, 0, 0, 1};
   r.key = Bytes(key);
   EXPECT_FALSE(parse_control_record(r));  // commit without value
-  const uint8_t other[] = {0, 0, 0, 2};  // not a transaction marker: no value needed
+  const uint8_t other[] = {0, 0, 0, 2};   // not a transaction marker: no value needed
   r.key = Bytes(other);
   auto cr = parse_control_record(r);
   ASSERT_TRUE(cr);

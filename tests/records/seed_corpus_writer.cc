@@ -42,7 +42,8 @@ void write_seeds(const std::filesystem::path& root) {
   std::filesystem::create_directories(dir);
   const auto write = [&dir](const std::string& name, const std::vector<uint8_t>& bytes) {
     std::ofstream(dir / name, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
   };
   write("none.bin", sample_batch(Compression::none, false, 0));
   write("gzip.bin", sample_batch(Compression::gzip, false, 0));
@@ -50,7 +51,8 @@ void write_seeds(const std::filesystem::path& root) {
   write("snappy_xerial.bin", sample_batch(Compression::snappy, true, 0));
   write("lz4.bin", sample_batch(Compression::lz4, false, 0));
   write("zstd.bin", sample_batch(Compression::zstd, false, 0));
-  write("commit_marker.bin", build_control_batch(ControlType::COMMIT, 12, 1, 4, 3, 1700000000009).value());
+  write("commit_marker.bin",
+        build_control_batch(ControlType::COMMIT, 12, 1, 4, 3, 1700000000009).value());
   auto set = sample_batch(Compression::none, false, 0);
   const auto second = sample_batch(Compression::lz4, false, 3);
   set.insert(set.end(), second.begin(), second.end());
@@ -71,7 +73,8 @@ void write_regressions(const std::filesystem::path& root) {
   const RecordInput rs[] = {r};
   const auto bytes = build_batch(o, rs).value();
   std::ofstream(dir / "producer_id_int64_max.bin", std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace

@@ -8,11 +8,11 @@
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/fetch.h"
-#include "server/fetch_session.h"
 #include "protocol/messages/list_offsets.h"
 #include "protocol/messages/produce.h"
 #include "protocol/records/batch_builder.h"
 #include "protocol/records/record_set.h"
+#include "server/fetch_session.h"
 
 namespace mirra::server {
 namespace {
@@ -59,7 +59,8 @@ class BrokerTest : public ::testing::Test {
     auto& td = req.topic_data.emplace_back();
     td.name = topic;
     for (auto& [p, bytes] : parts) {
-      td.partition_data.push_back({p, protocol::RecordsView{bytes.data(), bytes.size(), nullptr}, {}});
+      td.partition_data.push_back(
+          {p, protocol::RecordsView{bytes.data(), bytes.size(), nullptr}, {}});
     }
     return req;
   }

@@ -187,7 +187,7 @@ TEST_F(GroupTest, ASecondMemberRebalancesTheGroup) {
   EXPECT_EQ(b.generation_id, 2);
   EXPECT_EQ(a2.leader, a.member_id);  // the leader stays
   EXPECT_EQ(a2.members.size(), 2u);
-  EXPECT_TRUE(b.members.empty());     // only the leader sees the members
+  EXPECT_TRUE(b.members.empty());  // only the leader sees the members
   // The follower's sync waits for the leader's assignments.
   SyncGroupRequest follower{"g", 2, b.member_id, std::nullopt, std::nullopt, std::nullopt, {}, {}};
   auto b_sync = broker_->start_call(follower, kSyncV);
@@ -242,7 +242,8 @@ TEST_F(GroupTest, AStaticMemberRejoinsWithoutARebalance) {
 TEST_F(GroupTest, AMemberWithoutHeartbeatsIsEvicted) {
   auto first = broker_->call<JoinGroupResponse>(join_request("", 50), kJoinV);
   ASSERT_TRUE(first.ok());
-  JoinGroupResponse a = finish_join(broker_->start_call(join_request(first->member_id, 50), kJoinV));
+  JoinGroupResponse a =
+      finish_join(broker_->start_call(join_request(first->member_id, 50), kJoinV));
   ASSERT_EQ(sync(a.member_id, 1, {{a.member_id, {}}}).error_code, 0);
   // No heartbeat: the coordinator's sweep removes the member after 50 ms; the group empties.
   EXPECT_TRUE(eventually([&] { return state() == "Empty"; }));

@@ -83,7 +83,8 @@ TEST_F(MirrorRpcTest, DescribeAnswersUnknownMirrorPerName) {
   ASSERT_EQ(resp.mirrors.size(), 2u);
   EXPECT_EQ(resp.mirrors[0].name, "nope");
   EXPECT_EQ(resp.mirrors[0].error_code, error_number(ErrorCode::UNKNOWN_MIRROR));
-  EXPECT_EQ(resp.mirrors[0].error_message, std::optional<std::string>("mirror 'nope' does not exist"));
+  EXPECT_EQ(resp.mirrors[0].error_message,
+            std::optional<std::string>("mirror 'nope' does not exist"));
   EXPECT_EQ(resp.mirrors[0].source_bootstrap_servers, "");
   EXPECT_EQ(resp.mirrors[1].error_code, 0);
   EXPECT_EQ(resp.mirrors[1].source_bootstrap_servers, "a:1");

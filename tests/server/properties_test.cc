@@ -14,12 +14,19 @@ std::vector<Property> parse(std::string_view text) {
 TEST(Properties, SeparatorsCommentsAndBlankLines) {
   auto p = parse("# comment\n! also\n\n  a=1\nb: 2\nc 3\nd\t=\t4 \ne=\n f \n");
   ASSERT_EQ(p.size(), 6u);
-  EXPECT_EQ(p[0].key, "a"); EXPECT_EQ(p[0].value, "1"); EXPECT_EQ(p[0].line, 4);
-  EXPECT_EQ(p[1].key, "b"); EXPECT_EQ(p[1].value, "2");
-  EXPECT_EQ(p[2].key, "c"); EXPECT_EQ(p[2].value, "3");
-  EXPECT_EQ(p[3].key, "d"); EXPECT_EQ(p[3].value, "4 ");  // trailing blanks are kept
-  EXPECT_EQ(p[4].key, "e"); EXPECT_EQ(p[4].value, "");
-  EXPECT_EQ(p[5].key, "f"); EXPECT_EQ(p[5].value, "");
+  EXPECT_EQ(p[0].key, "a");
+  EXPECT_EQ(p[0].value, "1");
+  EXPECT_EQ(p[0].line, 4);
+  EXPECT_EQ(p[1].key, "b");
+  EXPECT_EQ(p[1].value, "2");
+  EXPECT_EQ(p[2].key, "c");
+  EXPECT_EQ(p[2].value, "3");
+  EXPECT_EQ(p[3].key, "d");
+  EXPECT_EQ(p[3].value, "4 ");  // trailing blanks are kept
+  EXPECT_EQ(p[4].key, "e");
+  EXPECT_EQ(p[4].value, "");
+  EXPECT_EQ(p[5].key, "f");
+  EXPECT_EQ(p[5].value, "");
 }
 
 TEST(Properties, OnlyTheFirstSeparatorCounts) {

@@ -176,8 +176,8 @@ class TxnFixture : public ::testing::Test {
   }
 
   // Produces one transactional batch; its base offset, or -error code.
-  int64_t produce(const Producer& p, const std::string& topic, int32_t partition,
-                  int32_t sequence, const std::vector<std::string>& values) {
+  int64_t produce(const Producer& p, const std::string& topic, int32_t partition, int32_t sequence,
+                  const std::vector<std::string>& values) {
     records::BatchOptions opts;
     opts.producer_id = p.pid;
     opts.producer_epoch = p.epoch;

@@ -81,7 +81,8 @@ LogView view_log(const PartitionLog& log) {
       std::optional<std::string> value;
       if (rec.value) value = std::string(records::as_string(*rec.value));
       v.records.push_back({b.base_offset() + rec.offset_delta,
-                           std::string(records::as_string(rec.key.value_or(records::Bytes{}))), value});
+                           std::string(records::as_string(rec.key.value_or(records::Bytes{}))),
+                           value});
       return Status();
     }));
   }
@@ -193,7 +194,8 @@ TEST_P(CompressedCompaction, BatchesStayCompressed) {
   LogConfig c = compact_config();
   auto log = open_log(dir.path(), c);
   for (int r = 0; r < 40; ++r)
-    append(*log, keyed({{"x", "v" + std::to_string(r)}, {"y" + std::to_string(r), "w"},
+    append(*log, keyed({{"x", "v" + std::to_string(r)},
+                        {"y" + std::to_string(r), "w"},
                         {"x", "u" + std::to_string(r)}},
                        {.compression = GetParam()}));
   const auto before = view_log(*log);
@@ -222,28 +224,28 @@ TEST(Compaction, TransactionsAbortedDataGoesMarkersAfterHorizon) {
   auto log = open_log(dir.path(), compact_config());
   using records::ControlType;
   const KeyedOpts p7{.producer_id = 7, .epoch = 0, .sequence = 0, .transactional = true};
-  append(*log, keyed({{"k1", "a"}, {"k2", "a"}}, p7));                        // 0-1
-  marker(*log, ControlType::COMMIT, 7);                                       // 2
+  append(*log, keyed({{"k1", "a"}, {"k2", "a"}}, p7));  // 0-1
+  marker(*log, ControlType::COMMIT, 7);                 // 2
   KeyedOpts p8{.producer_id = 8, .epoch = 0, .sequence = 0, .transactional = true};
-  append(*log, keyed({{"k3", "x"}, {"k1", "x"}}, p8));                        // 3-4
-  marker(*log, ControlType::ABORT, 8);                                        // 5
+  append(*log, keyed({{"k3", "x"}, {"k1", "x"}}, p8));  // 3-4
+  marker(*log, ControlType::ABORT, 8);                  // 5
   KeyedOpts p7b = p7;
   p7b.sequence = 2;
-  append(*log, keyed({{"k5", "z"}}, p7b));                                    // 6
-  marker(*log, ControlType::COMMIT, 7);                                       // 7
+  append(*log, keyed({{"k5", "z"}}, p7b));  // 6
+  marker(*log, ControlType::COMMIT, 7);     // 7
   KeyedOpts p8b = p8;
   p8b.sequence = 2;
-  append(*log, keyed({{"k6", "z"}}, p8b));                                    // 8
-  marker(*log, ControlType::COMMIT, 8);                                       // 9
-  append(*log, keyed({{"k1", "b"}}));                                         // 10
-  append(*log, keyed({{"k2", "b"}}));                                         // 11
+  append(*log, keyed({{"k6", "z"}}, p8b));  // 8
+  marker(*log, ControlType::COMMIT, 8);     // 9
+  append(*log, keyed({{"k1", "b"}}));       // 10
+  append(*log, keyed({{"k2", "b"}}));       // 11
   fill(*log, 12);
   ASSERT_EQ(log->last_stable_offset(), log->log_end_offset());
 
   ASSERT_TRUE(log->compact(5000));
   auto v = view_log(*log);
   for (const Seen& s : v.records) {
-    EXPECT_NE(s.key, "k3");                  // aborted
+    EXPECT_NE(s.key, "k3");  // aborted
     if (s.key == "k1") {
       EXPECT_EQ(s.value, "b");
     }
@@ -274,7 +276,7 @@ TEST(Compaction, TransactionsAbortedDataGoesMarkersAfterHorizon) {
 TEST(Compaction, OpenTransactionNotCompactedPastLso) {
   TempDir dir;
   auto log = open_log(dir.path(), compact_config());
-  fill(*log, 6);                                                              // 0-29
+  fill(*log, 6);  // 0-29
   append(*log, keyed({{"t", "open"}},
                      {.producer_id = 9, .epoch = 0, .sequence = 0, .transactional = true}));  // 30
   fill(*log, 10);
@@ -370,7 +372,8 @@ void commit_by_hand(const fs::path& dir, const std::vector<CleanedGroup>& groups
   for (const auto& g : groups)
     for (std::string_view kind : {".txnindex", ".timeindex", ".index", ".log"})
       if (fs::exists(with(dir, g.base_offset, kind, kCleanedSuffix)))
-        fs::rename(with(dir, g.base_offset, kind, kCleanedSuffix), with(dir, g.base_offset, kind, kSwapSuffix));
+        fs::rename(with(dir, g.base_offset, kind, kCleanedSuffix),
+                   with(dir, g.base_offset, kind, kSwapSuffix));
 }
 
 TEST(CompactionCrash, CommittedSwapIsFinished) {
@@ -403,7 +406,8 @@ TEST(CompactionCrash, SwapCutBetweenRenamesIsFinished) {
       if (fs::exists(segment_path(dir.path(), base, kind)))
         fs::rename(segment_path(dir.path(), base, kind), with(dir.path(), base, kind, ".deleted"));
   for (std::string_view kind : {".timeindex", ".index"})
-    fs::rename(with(dir.path(), g.base_offset, kind, kSwapSuffix), segment_path(dir.path(), g.base_offset, kind));
+    fs::rename(with(dir.path(), g.base_offset, kind, kSwapSuffix),
+               segment_path(dir.path(), g.base_offset, kind));
   log = open_log(dir.path(), compact_config());
   EXPECT_EQ(view_log(*log).records, expected_after(before.records, bound));
 }
@@ -430,8 +434,8 @@ TEST(Compaction, CompactDeleteAppliesRetentionToo) {
   c.cleanup_delete = true;
   c.retention_ms = 5000;
   auto log = open_log(dir.path(), c);
-  fill(*log, 8, 5, /*ts=*/1000);   // old: deleted by retention
-  fill(*log, 8, 5, /*ts=*/9000);   // recent: compacted
+  fill(*log, 8, 5, /*ts=*/1000);  // old: deleted by retention
+  fill(*log, 8, 5, /*ts=*/9000);  // recent: compacted
   const auto before = view_log(*log);
   ASSERT_TRUE(log->compact(10000));
   EXPECT_GT(log->log_start_offset(), 0);

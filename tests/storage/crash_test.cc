@@ -3,11 +3,11 @@
 // many times over the same log. After each kill the log is reopened (recovered) and must hold
 // every acknowledged record exactly once, in order, with valid batches; the next round's writer
 // then recovers it again and carries on.
-#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <random>

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "log_test_util.h"
 #include <unistd.h>
+#include "log_test_util.h"
 
 #include <atomic>
 #include <fstream>
@@ -21,9 +21,7 @@ using Entries = std::vector<EpochEntry>;
 
 class LeaderEpochCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = dir_ / "leader-epoch-checkpoint";
-  }
+  void SetUp() override { path_ = dir_ / "leader-epoch-checkpoint"; }
 
   LeaderEpochCache open() {
     auto r = LeaderEpochCache::open(path_);
@@ -87,8 +85,8 @@ TEST_F(LeaderEpochCacheTest, NegativeEpochOrOffsetIsRefused) {
 TEST_F(LeaderEpochCacheTest, EndOffsetForFollowsKafka) {
   LeaderEpochCache c = three();
   using P = std::pair<int32_t, int64_t>;
-  EXPECT_EQ(c.end_offset_for(5, 30), P(5, 30));   // latest: the log end
-  EXPECT_EQ(c.end_offset_for(4, 30), P(3, 20));   // between: floor epoch, next start
+  EXPECT_EQ(c.end_offset_for(5, 30), P(5, 30));  // latest: the log end
+  EXPECT_EQ(c.end_offset_for(4, 30), P(3, 20));  // between: floor epoch, next start
   EXPECT_EQ(c.end_offset_for(3, 30), P(3, 20));
   EXPECT_EQ(c.end_offset_for(2, 30), P(1, 10));
   EXPECT_EQ(c.end_offset_for(1, 30), P(1, 10));

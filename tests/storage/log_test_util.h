@@ -2,8 +2,8 @@
 // a reader that turns FileSlices back into batches.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <unistd.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <filesystem>

@@ -56,8 +56,11 @@ TEST(MirrorAppend, NoSequenceChecksAndNegativeProducerIds) {
   // Sequences that a leader would refuse (a gap) are taken as they come.
   ASSERT_TRUE(log->append_mirrored(
       mirrored({.records = 2, .producer_id = 7, .producer_epoch = 0, .base_sequence = 0}), 1));
-  ASSERT_TRUE(log->append_mirrored(mirrored({.records = 2, .producer_id = 7, .producer_epoch = 0,
-                                             .base_sequence = 40, .base_offset = 2}),
+  ASSERT_TRUE(log->append_mirrored(mirrored({.records = 2,
+                                             .producer_id = 7,
+                                             .producer_epoch = 0,
+                                             .base_sequence = 40,
+                                             .base_offset = 2}),
                                    1));
   const ProducerEntry* p = log->producer_state().find(-9);
   ASSERT_NE(p, nullptr);
@@ -70,12 +73,16 @@ TEST(MirrorAppend, AbortedTransactionVisibleWithLsoBound) {
   auto log = open_log(dir.path());
   const int64_t pid = records::mirrored_producer_id(4);  // -6
   auto txn = [&](int64_t base, int32_t seq) {
-    return make_batch({.records = 2, .producer_id = pid, .producer_epoch = 1,
-                       .base_sequence = seq, .transactional = true, .base_offset = base});
+    return make_batch({.records = 2,
+                       .producer_id = pid,
+                       .producer_epoch = 1,
+                       .base_sequence = seq,
+                       .transactional = true,
+                       .base_offset = base});
   };
   ASSERT_TRUE(log->append_mirrored(make_batch({.records = 2, .base_offset = 0}), 1));
   ASSERT_TRUE(log->append_mirrored(txn(2, 0), 1));
-  EXPECT_EQ(log->last_stable_offset(), 2);  // held by the open transaction
+  EXPECT_EQ(log->last_stable_offset(), 2);          // held by the open transaction
   ASSERT_TRUE(log->append_mirrored(txn(6, 2), 1));  // a gap inside the transaction
   ASSERT_TRUE(log->append_mirrored(make_batch({.records = 1, .base_offset = 8}), 1));
   EXPECT_EQ(log->last_stable_offset(), 2);
@@ -101,15 +108,21 @@ TEST(MirrorAppend, AbortedTxnSurvivesReopen) {
   const int64_t pid = -2;
   {
     auto log = open_log(dir.path());
-    ASSERT_TRUE(log->append_mirrored(
-        make_batch({.records = 1, .producer_id = pid, .producer_epoch = 0, .base_sequence = 0,
-                    .transactional = true, .base_offset = 5}),
-        1));
+    ASSERT_TRUE(log->append_mirrored(make_batch({.records = 1,
+                                                 .producer_id = pid,
+                                                 .producer_epoch = 0,
+                                                 .base_sequence = 0,
+                                                 .transactional = true,
+                                                 .base_offset = 5}),
+                                     1));
     ASSERT_TRUE(log->append_mirrored(make_marker(ControlType::ABORT, pid, 0, 6), 1));
-    ASSERT_TRUE(log->append_mirrored(
-        make_batch({.records = 1, .producer_id = pid, .producer_epoch = 0, .base_sequence = 1,
-                    .transactional = true, .base_offset = 7}),
-        1));
+    ASSERT_TRUE(log->append_mirrored(make_batch({.records = 1,
+                                                 .producer_id = pid,
+                                                 .producer_epoch = 0,
+                                                 .base_sequence = 1,
+                                                 .transactional = true,
+                                                 .base_offset = 7}),
+                                     1));
   }
   // Not a clean recovery point: the whole log is rescanned and the txn index rebuilt.
   auto log = open_log(dir.path());

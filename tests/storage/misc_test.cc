@@ -44,14 +44,14 @@ TEST(LogConfig, ParsesKafkaNames) {
 }
 
 TEST(LogConfig, ErrorsNameTheKey) {
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"segment.bytes", "abc"},
-           {"segment.bytes", "99999999999"},
-           {"retention.ms", "-2"},
-           {"flush.messages", "0"},
-           {"message.timestamp.type", "Wallclock"},
-           {"cleanup.policy", "shred"},
-           {"segmnet.bytes", "1"}}) {
+  for (const auto& [k, v] :
+       std::vector<std::pair<std::string, std::string>>{{"segment.bytes", "abc"},
+                                                        {"segment.bytes", "99999999999"},
+                                                        {"retention.ms", "-2"},
+                                                        {"flush.messages", "0"},
+                                                        {"message.timestamp.type", "Wallclock"},
+                                                        {"cleanup.policy", "shred"},
+                                                        {"segmnet.bytes", "1"}}) {
     auto c = LogConfig::parse({{k, v}});
     ASSERT_FALSE(c) << k << "=" << v;
     EXPECT_EQ(c.status().code(), ErrorCode::INVALID_CONFIG);

@@ -47,8 +47,7 @@ TEST(PartitionLog, AppendAssignsOffsetsAndEpochInPlace) {
   EXPECT_EQ(seen[0], (SeenBatch{0, 2, 7, -1, false}));
   EXPECT_EQ(seen[1], (SeenBatch{3, 4, 8, -1, false}));
   ASSERT_TRUE(log->leader_epochs().latest());
-  EXPECT_EQ(log->leader_epochs().entries(),
-            (std::vector<EpochEntry>{{7, 0}, {8, 3}}));
+  EXPECT_EQ(log->leader_epochs().entries(), (std::vector<EpochEntry>{{7, 0}, {8, 3}}));
 }
 
 TEST(PartitionLog, SeveralBatchesInOneAppend) {
@@ -101,8 +100,9 @@ TEST(PartitionLog, RecordCountMustMatchLastOffsetDelta) {
   auto b = make_batch({.records = 3});
   // lastOffsetDelta 5 for 3 records: legal for a compacted batch, not from a producer.
   records::store_be32(b.data() + records::layout::kLastOffsetDelta, 5);
-  records::store_be32(b.data() + records::layout::kCrc,
-                      records::crc32c(std::span<const uint8_t>(b).subspan(records::layout::kCrcStart)));
+  records::store_be32(
+      b.data() + records::layout::kCrc,
+      records::crc32c(std::span<const uint8_t>(b).subspan(records::layout::kCrcStart)));
   EXPECT_EQ(log->append_as_leader(b, 0, AppendOrigin::client, 1).status().code(),
             ErrorCode::INVALID_RECORD);
 }
@@ -175,9 +175,12 @@ TEST(PartitionLog, LsoHeldByOpenTransactionBoundsReads) {
   TempDir dir;
   auto log = open_log(dir.path());
   append(*log, make_batch({.records = 2}));  // 0-1
-  append(*log, make_batch({.records = 2, .producer_id = 9, .producer_epoch = 0,
-                           .base_sequence = 0, .transactional = true}));  // 2-3
-  append(*log, make_batch({.records = 2}));  // 4-5
+  append(*log, make_batch({.records = 2,
+                           .producer_id = 9,
+                           .producer_epoch = 0,
+                           .base_sequence = 0,
+                           .transactional = true}));  // 2-3
+  append(*log, make_batch({.records = 2}));           // 4-5
   EXPECT_EQ(log->high_watermark(), 6);
   EXPECT_EQ(log->last_stable_offset(), 2);
   EXPECT_EQ(read_all(*log, 0, ReadBound::last_stable_offset).size(), 1u);
@@ -196,8 +199,11 @@ TEST(PartitionLog, LsoHeldByOpenTransactionBoundsReads) {
 TEST(PartitionLog, CommitLeavesNoAbortedEntry) {
   TempDir dir;
   auto log = open_log(dir.path());
-  append(*log, make_batch({.records = 2, .producer_id = 3, .producer_epoch = 1,
-                           .base_sequence = 0, .transactional = true}));
+  append(*log, make_batch({.records = 2,
+                           .producer_id = 3,
+                           .producer_epoch = 1,
+                           .base_sequence = 0,
+                           .transactional = true}));
   append(*log, make_marker(ControlType::COMMIT, 3, 1), 10000, AppendOrigin::coordinator);
   auto r = log->read(0, 1 << 20, ReadBound::last_stable_offset, true);
   EXPECT_EQ(batches_of(slurp(*r)).size(), 2u);
@@ -231,7 +237,7 @@ TEST(PartitionLog, RollsBySizeAndIndexesEveryInterval) {
 TEST(PartitionLog, RollsWhenIndexIsFull) {
   TempDir dir;
   LogConfig c;
-  c.index_interval_bytes = 0;    // an entry for every batch but the first
+  c.index_interval_bytes = 0;     // an entry for every batch but the first
   c.segment_index_bytes = 8 * 3;  // three offset-index entries (two time-index entries)
   auto log = open_log(dir.path(), c);
   for (int i = 0; i < 10; ++i) append(*log, make_batch({.records = 1, .timestamp = 1000 + i}));
@@ -297,8 +303,11 @@ TEST(PartitionLog, ReopenAfterCloseKeepsEverything) {
   {
     auto log = open_log(dir.path(), small_config());
     for (int i = 0; i < 30; ++i)
-      append(*log, make_batch({.records = 2, .producer_id = 1, .producer_epoch = 0,
-                               .base_sequence = 2 * i, .value_size = 100}));
+      append(*log, make_batch({.records = 2,
+                               .producer_id = 1,
+                               .producer_epoch = 0,
+                               .base_sequence = 2 * i,
+                               .value_size = 100}));
     ASSERT_TRUE(log->close());
   }
   auto log = open_log(dir.path(), small_config(), {.recovery_point = 60});
@@ -307,15 +316,17 @@ TEST(PartitionLog, ReopenAfterCloseKeepsEverything) {
   ASSERT_NE(log->producer_state().find(1), nullptr);
   EXPECT_EQ(log->producer_state().find(1)->batches.back().last_seq, 59);
   // Still appendable, sequences continue.
-  auto r = append(*log, make_batch({.records = 1, .producer_id = 1, .producer_epoch = 0,
-                                    .base_sequence = 60}));
+  auto r = append(
+      *log, make_batch({.records = 1, .producer_id = 1, .producer_epoch = 0, .base_sequence = 60}));
   EXPECT_EQ(r.first_offset, 60);
 }
 
 TEST(PartitionLog, CompressedBatchesKeepTheirBytes) {
   TempDir dir;
   auto log = open_log(dir.path());
-  auto batch = make_batch({.records = 10, .timestamp = 500, .value_size = 200,
+  auto batch = make_batch({.records = 10,
+                           .timestamp = 500,
+                           .value_size = 200,
                            .compression = records::Compression::lz4});
   const std::vector<uint8_t> payload(batch.begin() + records::layout::kCrcStart, batch.end());
   auto r = append(*log, batch);

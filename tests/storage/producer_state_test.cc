@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "log_test_util.h"
 #include <unistd.h>
+#include "log_test_util.h"
 
 #include <atomic>
 #include <climits>
@@ -96,15 +96,18 @@ TEST_F(ProducerStateTest, UnknownProducerMayStartAtAnySequence) {
   EXPECT_EQ(code(m.check_client_batch(b)), ErrorCode::NONE);
   append(m, b);
   EXPECT_EQ(code(m.check_client_batch(data(5, 0, 44, 1, 2))), ErrorCode::NONE);
-  EXPECT_EQ(code(m.check_client_batch(data(5, 0, 45, 1, 2))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(5, 0, 45, 1, 2))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
 }
 
 TEST_F(ProducerStateTest, SequenceMustFollowTheLastBatch) {
   auto m = manager();
   append(m, data(1, 0, 0, 5, 0));
   EXPECT_EQ(code(m.check_client_batch(data(1, 0, 5, 1, 5))), ErrorCode::NONE);
-  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 7, 1, 5))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
-  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 3, 1, 5))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 7, 1, 5))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 3, 1, 5))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
   EXPECT_EQ(code(m.check_client_batch(data(1, 0, -1, 1, 5))), ErrorCode::INVALID_RECORD);
 }
 
@@ -122,15 +125,18 @@ TEST_F(ProducerStateTest, DuplicateOfEachOfTheLastFiveBatches) {
     EXPECT_EQ((*r)->last_offset, 10 * i + 1);
   }
   // The sixth-newest batch fell out of the cache: no longer recognised.
-  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 0, 2, 999))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 0, 2, 999))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
   // Same first sequence, different last: not a duplicate.
-  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 10, 1, 999))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(1, 0, 10, 1, 999))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
 }
 
 TEST_F(ProducerStateTest, EpochBumpRestartsSequences) {
   auto m = manager();
   append(m, data(1, 0, 0, 3, 0));
-  EXPECT_EQ(code(m.check_client_batch(data(1, 1, 5, 1, 3))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m.check_client_batch(data(1, 1, 5, 1, 3))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
   auto bump = data(1, 1, 0, 1, 3);
   EXPECT_EQ(code(m.check_client_batch(bump)), ErrorCode::NONE);
   append(m, bump);
@@ -154,7 +160,8 @@ TEST_F(ProducerStateTest, SequenceWrapsAtInt32Max) {
   auto m2 = manager();
   append(m2, data(2, 0, INT32_MAX - 1, 2, 0));  // ends exactly at MAX
   EXPECT_EQ(code(m2.check_client_batch(data(2, 0, 0, 1, 2))), ErrorCode::NONE);
-  EXPECT_EQ(code(m2.check_client_batch(data(2, 0, 1, 1, 2))), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(code(m2.check_client_batch(data(2, 0, 1, 1, 2))),
+            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
 }
 
 TEST_F(ProducerStateTest, TransactionalFlagMustMatchTheOpenTransaction) {
@@ -162,7 +169,8 @@ TEST_F(ProducerStateTest, TransactionalFlagMustMatchTheOpenTransaction) {
   append(m, data(3, 0, 0, 2, 0, /*txn=*/true));
   EXPECT_EQ(code(m.check_client_batch(data(3, 0, 2, 1, 2, false))), ErrorCode::INVALID_TXN_STATE);
   EXPECT_EQ(code(m.check_client_batch(data(3, 0, 2, 1, 2, true))), ErrorCode::NONE);
-  EXPECT_EQ(code(m.check_client_batch(marker(ControlType::COMMIT, 3, 0, 2))), ErrorCode::INVALID_RECORD);
+  EXPECT_EQ(code(m.check_client_batch(marker(ControlType::COMMIT, 3, 0, 2))),
+            ErrorCode::INVALID_RECORD);
 }
 
 TEST_F(ProducerStateTest, NegativeProducerIdsOpenCommitAndAbort) {
@@ -173,7 +181,8 @@ TEST_F(ProducerStateTest, NegativeProducerIdsOpenCommitAndAbort) {
   EXPECT_EQ(m.find(-2)->current_txn_first_offset, 10);
   EXPECT_EQ(m.first_unstable_offset(), 10);
 
-  auto commit = m.on_batch_appended(marker(ControlType::COMMIT, -2, 4, 14), AppendOrigin::replication, 1);
+  auto commit =
+      m.on_batch_appended(marker(ControlType::COMMIT, -2, 4, 14), AppendOrigin::replication, 1);
   ASSERT_TRUE(commit.ok() && commit->has_value());
   EXPECT_EQ((*commit)->producer_id, -2);
   EXPECT_EQ((*commit)->first_offset, 10);
@@ -181,7 +190,8 @@ TEST_F(ProducerStateTest, NegativeProducerIdsOpenCommitAndAbort) {
   EXPECT_FALSE((*commit)->aborted);
   EXPECT_EQ(m.first_unstable_offset(), 12);
 
-  auto abort = m.on_batch_appended(marker(ControlType::ABORT, -7, 0, 15), AppendOrigin::replication, 1);
+  auto abort =
+      m.on_batch_appended(marker(ControlType::ABORT, -7, 0, 15), AppendOrigin::replication, 1);
   ASSERT_TRUE(abort.ok() && abort->has_value());
   EXPECT_EQ(**abort, (CompletedTxn{-7, 12, 15, true}));
   EXPECT_EQ(m.first_unstable_offset(), std::nullopt);
@@ -209,7 +219,8 @@ TEST_F(ProducerStateTest, FirstUnstableOffsetIsTheOldestOpenTransaction) {
 TEST_F(ProducerStateTest, MarkerWithoutOpenTransactionCompletesNothing) {
   auto m = manager();
   append(m, data(4, 0, 0, 1, 0));
-  auto r = m.on_batch_appended(marker(ControlType::ABORT, 4, 2, 1, 7), AppendOrigin::coordinator, 1);
+  auto r =
+      m.on_batch_appended(marker(ControlType::ABORT, 4, 2, 1, 7), AppendOrigin::coordinator, 1);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->has_value());
   EXPECT_EQ(m.find(4)->epoch, 2);  // the marker's epoch bump is still recorded
@@ -236,7 +247,8 @@ TEST_F(ProducerStateTest, StaleMarkerRefusedForCoordinatorButNotForReplication) 
 TEST_F(ProducerStateTest, MarkerFromAnOlderCoordinatorIsFenced) {
   auto m = manager();
   append(m, data(6, 0, 0, 1, 0, true));
-  append(m, marker(ControlType::COMMIT, 6, 0, 1, /*coordinator_epoch=*/5), AppendOrigin::coordinator);
+  append(m, marker(ControlType::COMMIT, 6, 0, 1, /*coordinator_epoch=*/5),
+         AppendOrigin::coordinator);
   append(m, data(6, 0, 1, 1, 2, true));
   auto zombie = marker(ControlType::ABORT, 6, 0, 3, /*coordinator_epoch=*/4);
   EXPECT_EQ(m.check_marker(zombie).code(), ErrorCode::TRANSACTION_COORDINATOR_FENCED);
@@ -246,7 +258,8 @@ TEST_F(ProducerStateTest, MarkerFromAnOlderCoordinatorIsFenced) {
 
 TEST_F(ProducerStateTest, SnapshotRoundTrip) {
   auto m = manager();
-  for (int i = 0; i < 7; ++i) append(m, data(1, 2, 3 * i, 3, 3 * i, false, 100 + i), AppendOrigin::client, 500 + i);
+  for (int i = 0; i < 7; ++i)
+    append(m, data(1, 2, 3 * i, 3, 3 * i, false, 100 + i), AppendOrigin::client, 500 + i);
   append(m, data(-9, 1, 0, 2, 21, true, 300), AppendOrigin::replication, 600);
   append(m, data(8, 0, 0, 1, 23, true), AppendOrigin::client, 700);
   append(m, marker(ControlType::ABORT, 8, 0, 24, 3), AppendOrigin::coordinator, 701);

@@ -17,7 +17,8 @@ std::vector<uint8_t> read_file(const fs::path& p) {
 
 void write_file(const fs::path& p, const std::vector<uint8_t>& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // A reference log: three batches in one segment, a producer, closed uncleanly (no snapshot at
@@ -29,13 +30,16 @@ struct Reference {
 
 Reference write_reference(const fs::path& dir) {
   auto log = open_log(dir);
-  append(*log, make_batch({.records = 2, .producer_id = 3, .producer_epoch = 0,
-                           .base_sequence = 0}));
-  append(*log, make_batch({.records = 3, .producer_id = 3, .producer_epoch = 0,
-                           .base_sequence = 2}));
+  append(*log,
+         make_batch({.records = 2, .producer_id = 3, .producer_epoch = 0, .base_sequence = 0}));
+  append(*log,
+         make_batch({.records = 3, .producer_id = 3, .producer_epoch = 0, .base_sequence = 2}));
   const int64_t before_last = log->size_bytes();
-  append(*log, make_batch({.records = 4, .producer_id = 3, .producer_epoch = 0,
-                           .base_sequence = 5, .value_size = 40}));
+  append(*log, make_batch({.records = 4,
+                           .producer_id = 3,
+                           .producer_epoch = 0,
+                           .base_sequence = 5,
+                           .value_size = 40}));
   EXPECT_TRUE(log->flush());
   Reference ref;
   ref.log_bytes = read_file(dir / "00000000000000000000.log");
@@ -186,7 +190,10 @@ TEST(Recovery, RebuildsMissingAndTornIndexes) {
 
 TEST(Recovery, RemovesLeftovers) {
   TempDir dir;
-  { auto log = open_log(dir.path()); append(*log, make_batch({})); }
+  {
+    auto log = open_log(dir.path());
+    append(*log, make_batch({}));
+  }
   write_file(dir.path() / "00000000000000000009.log.deleted", {1, 2, 3});
   write_file(dir.path() / "00000000000000000009.index", {});
   write_file(dir.path() / "leader-epoch-checkpoint.tmp", {1});

@@ -9,7 +9,10 @@ namespace {
 using records::ControlType;
 
 BatchSpec txn_batch(int64_t pid, int32_t seq, int records = 2) {
-  return {.records = records, .producer_id = pid, .producer_epoch = 0, .base_sequence = seq,
+  return {.records = records,
+          .producer_id = pid,
+          .producer_epoch = 0,
+          .base_sequence = seq,
           .transactional = true};
 }
 
@@ -49,12 +52,12 @@ TEST(Truncation, AtSegmentBoundaryAndAboveEnd) {
 TEST(Truncation, RestoresProducerStateLsoAndTxnIndex) {
   TempDir dir;
   auto log = open_log(dir.path(), small_config());
-  append(*log, make_batch(txn_batch(5, 0)));                                       // 0-1
-  append(*log, make_marker(ControlType::ABORT, 5, 0), 1, AppendOrigin::coordinator);  // 2
-  append(*log, make_batch(txn_batch(6, 0)));                                       // 3-4
-  append(*log, make_batch(txn_batch(5, 2)));                                       // 5-6
-  append(*log, make_marker(ControlType::ABORT, 6, 0), 1, AppendOrigin::coordinator);  // 7
-  append(*log, make_marker(ControlType::COMMIT, 5, 0), 1, AppendOrigin::coordinator); // 8
+  append(*log, make_batch(txn_batch(5, 0)));                                           // 0-1
+  append(*log, make_marker(ControlType::ABORT, 5, 0), 1, AppendOrigin::coordinator);   // 2
+  append(*log, make_batch(txn_batch(6, 0)));                                           // 3-4
+  append(*log, make_batch(txn_batch(5, 2)));                                           // 5-6
+  append(*log, make_marker(ControlType::ABORT, 6, 0), 1, AppendOrigin::coordinator);   // 7
+  append(*log, make_marker(ControlType::COMMIT, 5, 0), 1, AppendOrigin::coordinator);  // 8
   EXPECT_EQ(log->last_stable_offset(), 9);
   EXPECT_EQ(log->read(0, 1 << 20, ReadBound::last_stable_offset, true)->aborted.size(), 2u);
 
@@ -88,16 +91,20 @@ TEST(Truncation, UsesSnapshotsAcrossSegments) {
   TempDir dir;
   auto log = open_log(dir.path(), small_config());
   for (int i = 0; i < 60; ++i)
-    append(*log, make_batch({.records = 1, .producer_id = 8, .producer_epoch = 0,
-                             .base_sequence = i, .value_size = 200}));
+    append(*log, make_batch({.records = 1,
+                             .producer_id = 8,
+                             .producer_epoch = 0,
+                             .base_sequence = i,
+                             .value_size = 200}));
   ASSERT_GT(log->producer_state().snapshot_offsets().size(), 1u);
   ASSERT_TRUE(log->truncate_to(45));
   EXPECT_EQ(log->producer_state().find(8)->batches.back().last_seq, 44);
   for (int64_t s : log->producer_state().snapshot_offsets()) EXPECT_LE(s, 45);
-  EXPECT_EQ(append(*log, make_batch({.records = 1, .producer_id = 8, .producer_epoch = 0,
-                                     .base_sequence = 45}))
-                .first_offset,
-            45);
+  EXPECT_EQ(
+      append(*log,
+             make_batch({.records = 1, .producer_id = 8, .producer_epoch = 0, .base_sequence = 45}))
+          .first_offset,
+      45);
 }
 
 TEST(LogStart, AdvanceDeletesWholeSegmentsBelow) {

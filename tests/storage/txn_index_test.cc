@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "log_test_util.h"
 #include <unistd.h>
+#include "log_test_util.h"
 
 #include <atomic>
 #include <fstream>
@@ -20,9 +20,7 @@ namespace fs = std::filesystem;
 
 class TxnIndexTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    path_ = dir_ / "00000000000000000000.txnindex";
-  }
+  void SetUp() override { path_ = dir_ / "00000000000000000000.txnindex"; }
 
   TxnIndex open() {
     auto r = TxnIndex::open(path_);
@@ -35,7 +33,8 @@ class TxnIndexTest : public ::testing::Test {
   }
   void append_raw(const std::vector<uint8_t>& bytes) {
     std::ofstream f(path_, std::ios::binary | std::ios::app);
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   }
 
   testing::TempDir tmp_;
@@ -62,13 +61,14 @@ TEST_F(TxnIndexTest, EntriesAreKafkaBigEndianAndSurviveReopen) {
   std::vector<uint8_t> b = file_bytes();
   ASSERT_EQ(b.size(), 2 * TxnIndex::kEntrySize);
   std::vector<uint8_t> first(b.begin(), b.begin() + TxnIndex::kEntrySize);
-  EXPECT_EQ(first, (std::vector<uint8_t>{0, 0,                       // version 0
-                                         1, 2, 3, 4, 5, 6, 7, 8,     // producer id
-                                         0, 0, 0, 0, 0, 0, 0, 10,    // first offset
-                                         0, 0, 0, 0, 0, 0, 0, 20,    // last offset
+  EXPECT_EQ(first, (std::vector<uint8_t>{0, 0,                        // version 0
+                                         1, 2, 3, 4, 5, 6, 7, 8,      // producer id
+                                         0, 0, 0, 0, 0, 0, 0, 10,     // first offset
+                                         0, 0, 0, 0, 0, 0, 0, 20,     // last offset
                                          0, 0, 0, 0, 0, 0, 0, 11}));  // last stable offset
   TxnIndex idx = open();
-  EXPECT_EQ(idx.entries(), (std::vector<AbortedTxn>{{0x0102030405060708, 10, 20, 11}, {-2, 15, 30, 15}}));
+  EXPECT_EQ(idx.entries(),
+            (std::vector<AbortedTxn>{{0x0102030405060708, 10, 20, 11}, {-2, 15, 30, 15}}));
 }
 
 TEST_F(TxnIndexTest, TornLastEntryIsCut) {

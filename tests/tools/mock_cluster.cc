@@ -52,7 +52,8 @@ std::string run_command(mirra::testing::MockCluster& cluster, const std::string&
     if (in >> topic >> partition >> broker) return cluster.set_leader(topic, partition, broker);
   } else if (cmd == "down" || cmd == "up") {
     int broker = 0;
-    if (in >> broker) return cmd == "down" ? cluster.set_broker_down(broker) : cluster.set_broker_up(broker);
+    if (in >> broker)
+      return cmd == "down" ? cluster.set_broker_down(broker) : cluster.set_broker_up(broker);
   } else if (cmd == "topic-error") {
     std::string name;
     int code = 0;
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
   try {
     mirra::testing::MockCluster cluster(brokers);
     for (const TopicArg& t : topics) {
-      if (std::string err = cluster.create_topic(t.name, t.partitions, t.replication); !err.empty()) {
+      if (std::string err = cluster.create_topic(t.name, t.partitions, t.replication);
+          !err.empty()) {
         std::fprintf(stderr, "mock_cluster: topic %s: %s\n", t.name.c_str(), err.c_str());
         return 1;
       }

@@ -48,8 +48,8 @@ std::string MockCluster::bootstrap_servers() const {
 
 std::string MockCluster::create_topic(const std::string& name, int partitions,
                                       int replication_factor) {
-  return err_text(rd_kafka_mock_topic_create(cluster_, name.c_str(), partitions,
-                                             replication_factor));
+  return err_text(
+      rd_kafka_mock_topic_create(cluster_, name.c_str(), partitions, replication_factor));
 }
 
 std::string MockCluster::set_leader(const std::string& topic, int32_t partition, int32_t broker) {

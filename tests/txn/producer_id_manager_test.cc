@@ -91,11 +91,14 @@ TEST_F(ProducerIdManagerTest, ConcurrentCallersShareAReservation) {
   std::vector<int64_t> got;
   // 25 callers at once: the first reserves, the others wait for its block or the next one.
   for (int i = 0; i < 25; ++i) {
-    asio::co_spawn(io_, [&]() -> asio::awaitable<void> {
-      auto id = co_await ids.next();
-      EXPECT_TRUE(id.ok());
-      got.push_back(id.ok() ? id.value() : -1);
-    }, asio::detached);
+    asio::co_spawn(
+        io_,
+        [&]() -> asio::awaitable<void> {
+          auto id = co_await ids.next();
+          EXPECT_TRUE(id.ok());
+          got.push_back(id.ok() ? id.value() : -1);
+        },
+        asio::detached);
   }
   io_.restart();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

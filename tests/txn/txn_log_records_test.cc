@@ -98,9 +98,9 @@ TEST(TxnLogRecords, FlexibleV1WithTagsIsRead) {
   b.push_back(3);  // two partitions
   be(0, 4);
   be(5, 4);
-  b.push_back(0);  // no tags in the entry
-  be(11, 8);       // last update
-  be(10, 8);       // start
+  b.push_back(0);                                         // no tags in the entry
+  be(11, 8);                                              // last update
+  be(10, 8);                                              // start
   b.insert(b.end(), {1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 42});  // one tag (PreviousProducerId)
   auto v = decode_txn_value(b);
   ASSERT_TRUE(v.ok()) << v.status().to_string();

@@ -100,7 +100,8 @@ void BatchBuilder::write_header(int16_t attributes) {
                              : max_timestamp_;
   store_be64(h + layout::kBaseOffset, static_cast<uint64_t>(options_.base_offset));
   store_be32(h + layout::kBatchLength, static_cast<uint32_t>(out_.size() - layout::kLogOverhead));
-  store_be32(h + layout::kPartitionLeaderEpoch, static_cast<uint32_t>(options_.partition_leader_epoch));
+  store_be32(h + layout::kPartitionLeaderEpoch,
+             static_cast<uint32_t>(options_.partition_leader_epoch));
   h[layout::kMagic] = static_cast<uint8_t>(kMagicV2);
   store_be16(h + layout::kAttributes, static_cast<uint16_t>(attributes));
   store_be32(h + layout::kLastOffsetDelta, static_cast<uint32_t>(last_offset_delta_));
@@ -140,9 +141,8 @@ Result<std::vector<uint8_t>> build_batch(const BatchOptions& options,
 }
 
 Result<std::vector<uint8_t>> build_control_batch(ControlType type, int64_t producer_id,
-                                                 int16_t producer_epoch,
-                                                 int32_t coordinator_epoch, int64_t offset,
-                                                 int64_t timestamp,
+                                                 int16_t producer_epoch, int32_t coordinator_epoch,
+                                                 int64_t offset, int64_t timestamp,
                                                  int32_t partition_leader_epoch) {
   uint8_t key[4];
   store_be16(key, 0);  // control record key version

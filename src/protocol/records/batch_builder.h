@@ -88,9 +88,8 @@ Result<std::vector<uint8_t>> build_batch(const BatchOptions& options,
 // A transaction marker: a control batch (transactional + control attributes) holding one record
 // whose key is version 0 + type and whose value is version 0 + coordinator epoch.
 Result<std::vector<uint8_t>> build_control_batch(ControlType type, int64_t producer_id,
-                                                 int16_t producer_epoch,
-                                                 int32_t coordinator_epoch, int64_t offset,
-                                                 int64_t timestamp,
+                                                 int16_t producer_epoch, int32_t coordinator_epoch,
+                                                 int64_t offset, int64_t timestamp,
                                                  int32_t partition_leader_epoch = -1);
 
 }  // namespace mirra::records

@@ -24,9 +24,9 @@ Status corrupt(std::string_view codec, std::string_view what) {
 }
 
 Status too_large(std::string_view codec, size_t max_output) {
-  return Status(ErrorCode::CORRUPT_MESSAGE,
-                std::string(codec) + ": decompressed data exceeds the limit of " +
-                    std::to_string(max_output) + " bytes");
+  return Status(ErrorCode::CORRUPT_MESSAGE, std::string(codec) +
+                                                ": decompressed data exceeds the limit of " +
+                                                std::to_string(max_output) + " bytes");
 }
 
 // The growing tail of `out` that a streaming decoder writes into. It is allowed one byte past
@@ -128,8 +128,8 @@ constexpr size_t kXerialBlockSize = 32 * 1024;  // the block size xerial's write
 // beyond this ratio is a lie and is refused before anything is allocated.
 constexpr size_t kSnappyMaxRatio = 24;
 
-Status snappy_raw_decompress(std::span<const uint8_t> in, std::vector<uint8_t>& out,
-                             size_t budget, size_t max) {
+Status snappy_raw_decompress(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t budget,
+                             size_t max) {
   const auto* src = reinterpret_cast<const char*>(in.data());
   size_t n = 0;
   if (!snappy::GetUncompressedLength(src, in.size(), &n))
@@ -206,7 +206,8 @@ Status lz4_decompress(std::span<const uint8_t> in, std::vector<uint8_t>& out, si
     if (!w.ensure_space()) return too_large("lz4", max);
     size_t src = in.size() - pos;
     size_t dst = w.free_size();
-    const size_t rc = LZ4F_decompress(ctx.get(), w.free_ptr(), &dst, in.data() + pos, &src, nullptr);
+    const size_t rc =
+        LZ4F_decompress(ctx.get(), w.free_ptr(), &dst, in.data() + pos, &src, nullptr);
     if (LZ4F_isError(rc)) return corrupt("lz4", LZ4F_getErrorName(rc));
     pos += src;
     w.commit(dst);
@@ -298,11 +299,16 @@ Status zstd_compress(std::span<const uint8_t> in, std::vector<uint8_t>& out, int
 
 std::string_view compression_name(Compression c) {
   switch (c) {
-    case Compression::none: return "none";
-    case Compression::gzip: return "gzip";
-    case Compression::snappy: return "snappy";
-    case Compression::lz4: return "lz4";
-    case Compression::zstd: return "zstd";
+    case Compression::none:
+      return "none";
+    case Compression::gzip:
+      return "gzip";
+    case Compression::snappy:
+      return "snappy";
+    case Compression::lz4:
+      return "lz4";
+    case Compression::zstd:
+      return "zstd";
   }
   return "unknown";
 }
@@ -323,11 +329,17 @@ bool is_xerial_snappy(std::span<const uint8_t> in) {
 Status compress(Compression codec, std::span<const uint8_t> in, std::vector<uint8_t>& out,
                 const CompressOptions& options) {
   switch (codec) {
-    case Compression::none: out.insert(out.end(), in.begin(), in.end()); return Status();
-    case Compression::gzip: return gzip_compress(in, out, options.level);
-    case Compression::snappy: return snappy_compress(in, out, options.snappy_xerial);
-    case Compression::lz4: return lz4_compress(in, out, options.level);
-    case Compression::zstd: return zstd_compress(in, out, options.level);
+    case Compression::none:
+      out.insert(out.end(), in.begin(), in.end());
+      return Status();
+    case Compression::gzip:
+      return gzip_compress(in, out, options.level);
+    case Compression::snappy:
+      return snappy_compress(in, out, options.snappy_xerial);
+    case Compression::lz4:
+      return lz4_compress(in, out, options.level);
+    case Compression::zstd:
+      return zstd_compress(in, out, options.level);
   }
   return compression_from_id(static_cast<int>(codec)).status();
 }
@@ -341,12 +353,15 @@ Status decompress_appending(Compression codec, std::span<const uint8_t> in,
       if (in.size() > max_output) return too_large("none", max_output);
       out.insert(out.end(), in.begin(), in.end());
       return Status();
-    case Compression::gzip: return gzip_decompress(in, out, max_output);
+    case Compression::gzip:
+      return gzip_decompress(in, out, max_output);
     case Compression::snappy:
       return is_xerial_snappy(in) ? snappy_xerial_decompress(in, out, max_output)
                                   : snappy_raw_decompress(in, out, max_output, max_output);
-    case Compression::lz4: return lz4_decompress(in, out, max_output);
-    case Compression::zstd: return zstd_decompress(in, out, max_output);
+    case Compression::lz4:
+      return lz4_decompress(in, out, max_output);
+    case Compression::zstd:
+      return zstd_decompress(in, out, max_output);
   }
   return compression_from_id(static_cast<int>(codec)).status();
 }

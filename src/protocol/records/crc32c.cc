@@ -160,8 +160,7 @@ __attribute__((target("sse4.2"))) inline uint32_t crc_three_way(uint32_t crc, co
 
 }  // namespace
 
-__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const void* data, size_t n,
-                                                         uint32_t seed) {
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const void* data, size_t n, uint32_t seed) {
   const auto* p = static_cast<const uint8_t*>(data);
   uint32_t crc = ~seed;
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {

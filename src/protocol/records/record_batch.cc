@@ -65,8 +65,8 @@ Status BatchView::validate() const {
   const uint32_t computed = compute_crc();
   if (computed != crc())
     return corrupt("record batch at offset " + std::to_string(base_offset()) +
-                   ": CRC-32C mismatch (stored " + hex32(crc()) + ", computed " +
-                   hex32(computed) + ")");
+                   ": CRC-32C mismatch (stored " + hex32(crc()) + ", computed " + hex32(computed) +
+                   ")");
   if (auto c = compression_from_id(compression_id()); !c) return c.status();
   const int32_t count = record_count();
   const int32_t last_delta = last_offset_delta();
@@ -101,8 +101,7 @@ Status rewrite_producer_id(std::span<uint8_t> batch) {
   auto view = BatchView::parse(batch);
   if (!view) return view.status();
   const int64_t p = view->producer_id();
-  if (p == INT64_MAX)
-    return corrupt("producer id " + std::to_string(p) + " has no mirrored form");
+  if (p == INT64_MAX) return corrupt("producer id " + std::to_string(p) + " has no mirrored form");
   const int64_t rewritten = mirrored_producer_id(p);
   if (rewritten == p) return Status();  // -1 or already mirrored: bytes stay identical
   uint8_t* base = batch.data();

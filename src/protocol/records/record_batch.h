@@ -75,12 +75,16 @@ class BatchView {
   int32_t partition_leader_epoch() const { return i32(layout::kPartitionLeaderEpoch); }
   int8_t magic() const { return static_cast<int8_t>(bytes_[layout::kMagic]); }
   uint32_t crc() const { return load_be32(bytes_.data() + layout::kCrc); }
-  int16_t attributes() const { return static_cast<int16_t>(load_be16(bytes_.data() + layout::kAttributes)); }
+  int16_t attributes() const {
+    return static_cast<int16_t>(load_be16(bytes_.data() + layout::kAttributes));
+  }
   int32_t last_offset_delta() const { return i32(layout::kLastOffsetDelta); }
   int64_t base_timestamp() const { return i64(layout::kBaseTimestamp); }
   int64_t max_timestamp() const { return i64(layout::kMaxTimestamp); }
   int64_t producer_id() const { return i64(layout::kProducerId); }
-  int16_t producer_epoch() const { return static_cast<int16_t>(load_be16(bytes_.data() + layout::kProducerEpoch)); }
+  int16_t producer_epoch() const {
+    return static_cast<int16_t>(load_be16(bytes_.data() + layout::kProducerEpoch));
+  }
   int32_t base_sequence() const { return i32(layout::kBaseSequence); }
   int32_t record_count() const { return i32(layout::kRecordCount); }
 

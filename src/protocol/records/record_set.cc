@@ -5,8 +5,8 @@
 namespace mirra::records {
 
 RecordSetStep RecordSetIterator::fail(Status status) {
-  status_ = Status(status.code(), "record set position " + std::to_string(position_) + ": " +
-                                      status.message());
+  status_ = Status(status.code(),
+                   "record set position " + std::to_string(position_) + ": " + status.message());
   return RecordSetStep::error;
 }
 
@@ -23,8 +23,7 @@ RecordSetStep RecordSetIterator::next(BatchView& batch) {
   if (rest_.size() < layout::kLogOverhead) return RecordSetStep::partial;
   const auto length = static_cast<int32_t>(load_be32(rest_.data() + layout::kBatchLength));
   if (length < layout::kMinBatchLength)
-    return fail(Status(ErrorCode::CORRUPT_MESSAGE, "record batch length " +
-                                                       std::to_string(length) +
+    return fail(Status(ErrorCode::CORRUPT_MESSAGE, "record batch length " + std::to_string(length) +
                                                        " is smaller than the v2 header (49)"));
   const size_t total = layout::kLogOverhead + static_cast<size_t>(length);
   if (total > rest_.size()) return RecordSetStep::partial;

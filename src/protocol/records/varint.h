@@ -84,7 +84,9 @@ inline size_t write_uvarint(uint8_t* out, uint64_t v) {
 inline size_t write_varint(uint8_t* out, int32_t v) {
   return write_uvarint(out, zigzag_encode(v) & 0xffffffffu);
 }
-inline size_t write_varlong(uint8_t* out, int64_t v) { return write_uvarint(out, zigzag_encode(v)); }
+inline size_t write_varlong(uint8_t* out, int64_t v) {
+  return write_uvarint(out, zigzag_encode(v));
+}
 
 inline void append_varint(std::vector<uint8_t>& out, int32_t v) {
   uint8_t tmp[kMaxVarintBytes];

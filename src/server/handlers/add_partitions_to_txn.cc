@@ -13,15 +13,17 @@ using protocol::AddPartitionsToTxnRequest;
 using protocol::AddPartitionsToTxnResponse;
 using TopicResult = AddPartitionsToTxnResponse::AddPartitionsToTxnTopicResult;
 
-txn::TxnPartitions partitions_of(const std::vector<AddPartitionsToTxnRequest::AddPartitionsToTxnTopic>& topics) {
+txn::TxnPartitions partitions_of(
+    const std::vector<AddPartitionsToTxnRequest::AddPartitionsToTxnTopic>& topics) {
   txn::TxnPartitions out;
   for (const auto& t : topics) out[t.name].insert(t.partitions.begin(), t.partitions.end());
   return out;
 }
 
 // NONE for each partition already in the open transaction, INVALID_TXN_STATE for the others.
-std::map<std::pair<std::string, int32_t>, ErrorCode> verify(const txn::TxnCoordinator& coordinator,
-                                                            const AddPartitionsToTxnRequest::AddPartitionsToTxnTransaction& t) {
+std::map<std::pair<std::string, int32_t>, ErrorCode> verify(
+    const txn::TxnCoordinator& coordinator,
+    const AddPartitionsToTxnRequest::AddPartitionsToTxnTransaction& t) {
   std::map<std::pair<std::string, int32_t>, ErrorCode> out;
   const txn::TxnMetadata* m = coordinator.find(t.transactional_id);
   for (const auto& [topic, parts] : partitions_of(t.topics)) {
@@ -41,7 +43,8 @@ std::map<std::pair<std::string, int32_t>, ErrorCode> verify(const txn::TxnCoordi
   return out;
 }
 
-std::vector<TopicResult> topic_results(const std::map<std::pair<std::string, int32_t>, ErrorCode>& errors) {
+std::vector<TopicResult> topic_results(
+    const std::map<std::pair<std::string, int32_t>, ErrorCode>& errors) {
   std::vector<TopicResult> out;
   for (const auto& [tp, e] : errors) {
     if (out.empty() || out.back().name != tp.first) out.emplace_back().name = tp.first;
@@ -71,7 +74,8 @@ asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx)
     auto errors = t.verify_only
                       ? verify(coordinator, t)
                       : co_await coordinator.add_partitions(t.transactional_id, t.producer_id,
-                                                            t.producer_epoch, partitions_of(t.topics));
+                                                            t.producer_epoch,
+                                                            partitions_of(t.topics));
     auto& out = resp.results_by_transaction.emplace_back();
     out.transactional_id = t.transactional_id;
     out.topic_results = topic_results(errors);

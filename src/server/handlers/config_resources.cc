@@ -364,8 +364,8 @@ std::map<std::string, std::string> current_overrides(const RequestContext& ctx, 
 
 cluster::ConfigType config_type(ConfigTarget target, const std::string& key) {
   if (target == ConfigTarget::kMirror) return mirror_config_type(key);
-  const TopicConfigDef* def =
-      target == ConfigTarget::kTopic ? cluster::find_topic_config(key) : dynamic_def(key);
+  const TopicConfigDef* def = target == ConfigTarget::kTopic ? cluster::find_topic_config(key)
+                                                             : dynamic_def(key);
   return def == nullptr ? ConfigType::kUnknown : def->type;
 }
 

@@ -37,8 +37,8 @@ enum class ConfigTarget {
 };
 
 // Checks (type, name) with Kafka's errors: an invalid topic name is INVALID_TOPIC_EXCEPTION,
-// an unknown topic UNKNOWN_TOPIC_OR_PARTITION, an unknown mirror UNKNOWN_MIRROR, a broker name other than "" or this node's id
-// and any other resource type INVALID_REQUEST.
+// an unknown topic UNKNOWN_TOPIC_OR_PARTITION, an unknown mirror UNKNOWN_MIRROR, a broker name
+// other than "" or this node's id and any other resource type INVALID_REQUEST.
 Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
                                              const std::string& name);
 

@@ -29,8 +29,8 @@ Status check_assignments(const RequestContext& ctx,
   if (!t.assignments) return Status::OK();
   const metadata::TopicInfo* topic = ctx.broker->metadata->image().topic(t.name);
   if (topic == nullptr) return Status::OK();  // create_partitions names the missing topic
-  const int64_t adding =
-      static_cast<int64_t>(t.count) - static_cast<int64_t>(topic->partitions.size());
+  const int64_t adding = static_cast<int64_t>(t.count) -
+                         static_cast<int64_t>(topic->partitions.size());
   if (adding <= 0) return Status::OK();  // create_partitions explains why the count is wrong
   if (static_cast<int64_t>(t.assignments->size()) != adding) {
     return invalid_assignment(

@@ -30,7 +30,8 @@ Result<cluster::NewTopic> new_topic(const CreateTopicsRequest::CreatableTopic& t
     if (a.partition_index < 0 || index >= nt.assignments.size() || !nt.assignments[index].empty()) {
       return Status(ErrorCode::INVALID_REPLICA_ASSIGNMENT,
                     fmt::format("partition {} of the assignment is out of order, repeated or "
-                                "outside 0-{}", a.partition_index, t.assignments.size() - 1));
+                                "outside 0-{}",
+                                a.partition_index, t.assignments.size() - 1));
     }
     nt.assignments[index] = a.broker_ids;
   }

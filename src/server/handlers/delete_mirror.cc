@@ -11,8 +11,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::DeleteMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  Status s = co_await ctx.broker->mirrors->remove(req->mirror_name,
-                                                  ctx.broker->mirror_manager->states());
+  Status s =
+      co_await ctx.broker->mirrors->remove(req->mirror_name, ctx.broker->mirror_manager->states());
   protocol::DeleteMirrorResponse resp;
   resp.error_code = error_number(s.code());
   if (!s.ok()) resp.error_message = s.message();

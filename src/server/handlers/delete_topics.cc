@@ -28,8 +28,8 @@ asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx) {
     const metadata::TopicInfo* topic = name ? image.topic(*name) : image.topic(id);
     if (topic == nullptr || (name && !id.is_zero() && topic->id != id)) {
       const bool by_id = !name;
-      out.error_code = error_number(by_id ? ErrorCode::UNKNOWN_TOPIC_ID
-                                          : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+      out.error_code =
+          error_number(by_id ? ErrorCode::UNKNOWN_TOPIC_ID : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
       out.error_message = by_id ? "no topic has this id" : "the topic does not exist";
       continue;
     }

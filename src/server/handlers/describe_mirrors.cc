@@ -1,5 +1,5 @@
-// DescribeMirrors (key 99, docs/mirroring-design.md §7, §12): per mirror and partition, the state, the
-// source's log start and high watermark, the destination's log end, the lag in offsets and in
+// DescribeMirrors (key 99, docs/mirroring-design.md §7, §12): per mirror and partition, the state,
+// the source's log start and high watermark, the destination's log end, the lag in offsets and in
 // time, the rates, the fetch round trip and the last error. The rules are the mirror module's
 // (mirror/mirror_describe.h); this handler only puts its answer on the wire.
 #include "protocol/messages/describe_mirrors.h"
@@ -38,7 +38,8 @@ asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
   DescribeMirrorsResponse resp;
-  for (const mirror::MirrorDescription& d : ctx.broker->mirror_manager->describe(req->mirror_names)) {
+  for (const mirror::MirrorDescription& d :
+       ctx.broker->mirror_manager->describe(req->mirror_names)) {
     auto& out = resp.mirrors.emplace_back();
     out.name = d.name;
     if (!d.status.ok()) {

@@ -100,7 +100,8 @@ ErrorCode plan(RequestContext& ctx, const FetchRequest& req, std::vector<Target>
     for (const auto& p : t.partitions) {
       const SessionPartitionKey key = key_of(ctx, t, p.partition);
       if (session == nullptr) {
-        targets.push_back(Target{key, nullptr, from_request(p), nullptr, ErrorCode::NONE, {}, 0, {}, {}});
+        targets.push_back(
+            Target{key, nullptr, from_request(p), nullptr, ErrorCode::NONE, {}, 0, {}, {}});
         continue;
       }
       SessionPartition& sp = session->partitions[key];
@@ -197,7 +198,8 @@ FetchResponse::PartitionData partition_data(const Target& t) {
   pd.log_start_offset = t.part ? t.offsets.log_start : -1;
   if (!t.aborted.empty()) {
     pd.aborted_transactions.emplace();
-    for (const auto& a : t.aborted) pd.aborted_transactions->push_back({a.producer_id, a.first_offset, {}});
+    for (const auto& a : t.aborted)
+      pd.aborted_transactions->push_back({a.producer_id, a.first_offset, {}});
   }
   // t.records outlives the response: the handler hands `targets` to the response's keep_alive.
   pd.records = protocol::RecordsView{nullptr, static_cast<size_t>(t.record_bytes),

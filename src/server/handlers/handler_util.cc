@@ -20,13 +20,13 @@ std::string client_host(const RequestContext& ctx) {
   const std::string& peer = ctx.connection != nullptr ? ctx.connection->peer : std::string();
   const size_t colon = peer.rfind(':');
   std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   return "/" + host;
 }
 
 bool is_internal_topic(std::string_view name) {
-  return name == "__consumer_offsets" || name == "__transaction_state" ||
-         name == "__mirror_state";
+  return name == "__consumer_offsets" || name == "__transaction_state" || name == "__mirror_state";
 }
 
 ErrorCode check_leader_epoch(int32_t requested, int32_t current) {

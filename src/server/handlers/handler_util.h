@@ -24,10 +24,10 @@ namespace mirra::server {
 // AclOperation codes as bit positions). Topic: READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE,
 // DESCRIBE_CONFIGS, ALTER_CONFIGS. Cluster: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
 // DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
-constexpr int32_t kAllTopicOperations =
-    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
-constexpr int32_t kAllClusterOperations =
-    (1 << 4) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+constexpr int32_t kAllTopicOperations = (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) |
+                                        (1 << 8) | (1 << 10) | (1 << 11);
+constexpr int32_t kAllClusterOperations = (1 << 4) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) |
+                                          (1 << 11) | (1 << 12);
 
 // Group: READ, DESCRIBE, DELETE.
 constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);

@@ -56,7 +56,7 @@ asio::awaitable<HandlerResult> handle_last_mirrored_offsets(RequestContext& ctx)
 // which they handle the same way, as Kafka answers them.
 inline ErrorCode fenced_for(ErrorCode e, bool client_knows_fenced) {
   return e == ErrorCode::PRODUCER_FENCED && !client_knows_fenced ? ErrorCode::INVALID_PRODUCER_EPOCH
-                                                                  : e;
+                                                                 : e;
 }
 
 // The KIP-511 answer to an ApiVersions version above Mirra's range: the v0 layout with

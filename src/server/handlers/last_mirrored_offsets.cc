@@ -1,6 +1,6 @@
-// LastMirroredOffsets (key 105, docs/mirroring-design.md §6): a cluster failing back asks its new source (this
-// broker) for the LMO this broker's failovers recorded for the requester's partitions: those of
-// mirrors whose source is the requesting cluster. -1 where there is none. The rule is
+// LastMirroredOffsets (key 105, docs/mirroring-design.md §6): a cluster failing back asks its new
+// source (this broker) for the LMO this broker's failovers recorded for the requester's partitions:
+// those of mirrors whose source is the requesting cluster. -1 where there is none. The rule is
 // MirrorManager::last_mirrored_offsets()'s; this handler only translates.
 #include "protocol/messages/last_mirrored_offsets.h"
 

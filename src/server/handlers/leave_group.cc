@@ -10,7 +10,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx) {
   auto req = decode_body<protocol::LeaveGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  protocol::LeaveGroupResponse resp = co_await ctx.broker->groups->leave(req.value(), ctx.api_version);
+  protocol::LeaveGroupResponse resp =
+      co_await ctx.broker->groups->leave(req.value(), ctx.api_version);
   co_return respond(ctx, resp);
 }
 

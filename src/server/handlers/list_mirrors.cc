@@ -1,5 +1,5 @@
-// ListMirrors (key 98, docs/mirroring-design.md §7): the mirrors of this cluster with their source, and
-// optionally their topics. With TopicNames only the mirrors holding one of those topics are
+// ListMirrors (key 98, docs/mirroring-design.md §7): the mirrors of this cluster with their source,
+// and optionally their topics. With TopicNames only the mirrors holding one of those topics are
 // listed: a destination asks its source this before a failback, to find a loop (§4). The rules
 // are MirrorManager::list()'s; this handler only puts its answer on the wire.
 #include "protocol/messages/list_mirrors.h"

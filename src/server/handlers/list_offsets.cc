@@ -92,7 +92,8 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
     for (const auto& p : t.partitions) {
       PartitionResponse& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
-      PartitionLookup target = find_partition(ctx, t.name, p.partition_index, p.current_leader_epoch);
+      PartitionLookup target =
+          find_partition(ctx, t.name, p.partition_index, p.current_leader_epoch);
       if (target.error != ErrorCode::NONE) {
         pr.error_code = error_number(target.error);
         continue;

@@ -30,14 +30,16 @@ asio::awaitable<HandlerResult> handle_list_transactions(RequestContext& ctx) {
   const auto& pids = req->producer_id_filters;
   const int64_t now = now_ms();
   for (const txn::TxnMetadata* m : coordinator.list()) {
-    if (!states.empty() && std::find(states.begin(), states.end(), m->state) == states.end()) continue;
-    if (!pids.empty() && std::find(pids.begin(), pids.end(), m->producer_id) == pids.end()) continue;
+    if (!states.empty() && std::find(states.begin(), states.end(), m->state) == states.end())
+      continue;
+    if (!pids.empty() && std::find(pids.begin(), pids.end(), m->producer_id) == pids.end())
+      continue;
     if (req->duration_filter >= 0 &&
         (m->state != txn::TxnState::ongoing || now - m->start_ms < req->duration_filter)) {
       continue;
     }
-    resp.transaction_states.push_back({m->transactional_id, m->producer_id,
-                                       txn::state_name(m->state), {}});
+    resp.transaction_states.push_back(
+        {m->transactional_id, m->producer_id, txn::state_name(m->state), {}});
   }
   co_return respond(ctx, resp);
 }

@@ -90,8 +90,9 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
     const auto& image = b.metadata->image();
     if (!rt.name) {  // by id (v10+)
       const metadata::TopicInfo* topic = image.topic(rt.topic_id);
-      resp.topics.push_back(topic ? describe_topic(ctx, *topic, include_ops)
-                                  : topic_error(std::nullopt, rt.topic_id, ErrorCode::UNKNOWN_TOPIC_ID));
+      resp.topics.push_back(
+          topic ? describe_topic(ctx, *topic, include_ops)
+                : topic_error(std::nullopt, rt.topic_id, ErrorCode::UNKNOWN_TOPIC_ID));
       continue;
     }
     if (const metadata::TopicInfo* topic = image.topic(*rt.name)) {
@@ -101,7 +102,8 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
     } else if (may_create) {
       resp.topics.push_back(co_await auto_create(ctx, *rt.name, include_ops));
     } else {
-      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION));
+      resp.topics.push_back(
+          topic_error(rt.name, Uuid::zero(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION));
     }
   }
   co_return respond(ctx, resp);

@@ -42,8 +42,12 @@ OffsetFetchResponse single_group(const RequestContext& ctx, const OffsetFetchReq
     auto& out = resp.topics.emplace_back();
     out.name = t.name;
     for (const auto& p : t.partitions) {
-      out.partitions.push_back({p.partition_index, p.committed_offset, p.committed_leader_epoch,
-                                p.metadata, p.error_code, {}});
+      out.partitions.push_back({p.partition_index,
+                                p.committed_offset,
+                                p.committed_leader_epoch,
+                                p.metadata,
+                                p.error_code,
+                                {}});
     }
   }
   return resp;
@@ -57,7 +61,8 @@ asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx) {
   if (ctx.api_version < 8) co_return respond(ctx, single_group(ctx, req.value()));
   OffsetFetchResponse resp;
   for (const auto& g : req->groups) {
-    resp.groups.push_back(ctx.broker->groups->fetch_offsets(g.group_id, g.topics, req->require_stable));
+    resp.groups.push_back(
+        ctx.broker->groups->fetch_offsets(g.group_id, g.topics, req->require_stable));
   }
   co_return respond(ctx, resp);
 }

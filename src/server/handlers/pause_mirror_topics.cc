@@ -37,8 +37,8 @@ template <typename Req, typename Resp>
 asio::awaitable<HandlerResult> handle_topics_action(RequestContext& ctx, TopicsAction action) {
   auto req = decode_body<Req>(ctx);
   if (!req.ok()) co_return req.status();
-  auto outcomes = co_await (ctx.broker->mirror_manager->*action)(
-      req->mirror_name, req->topic_names, req->topic_patterns);
+  auto outcomes = co_await (ctx.broker->mirror_manager->*action)(req->mirror_name, req->topic_names,
+                                                                 req->topic_patterns);
   co_return respond(ctx, topic_outcomes<Resp>(outcomes));
 }
 

@@ -46,19 +46,22 @@ Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
                   const ProduceRequest::PartitionProduceData& pd) {
   Slot slot;
   if (ctx.api_version < kMinAcceptedVersion) {
-    slot.response = partition_error(pd.index, Status(ErrorCode::UNSUPPORTED_VERSION,
-        "Produce v0-v2 (message formats 0 and 1) are not supported"));
+    slot.response = partition_error(
+        pd.index, Status(ErrorCode::UNSUPPORTED_VERSION,
+                         "Produce v0-v2 (message formats 0 and 1) are not supported"));
     return slot;
   }
   if (acks != 0 && acks != 1 && acks != -1) {
-    slot.response = partition_error(pd.index, Status(ErrorCode::INVALID_REQUIRED_ACKS,
-        fmt::format("acks={} (expected 0, 1 or -1)", acks)));
+    slot.response =
+        partition_error(pd.index, Status(ErrorCode::INVALID_REQUIRED_ACKS,
+                                         fmt::format("acks={} (expected 0, 1 or -1)", acks)));
     return slot;
   }
   auto part = ctx.broker->partitions->find(topic, pd.index);
   if (part == nullptr) {
-    slot.response = partition_error(pd.index, Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
-        fmt::format("{}-{} does not exist", topic, pd.index)));
+    slot.response =
+        partition_error(pd.index, Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                                         fmt::format("{}-{} does not exist", topic, pd.index)));
     return slot;
   }
   if (Status s = check_writable(ctx, topic, pd.index); !s.ok()) {
@@ -115,8 +118,9 @@ asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
         pr = appended(index, result);
       }
       if (pr.error_code != 0 && first_error.ok()) {
-        first_error = Status(static_cast<ErrorCode>(pr.error_code),
-                             fmt::format("{}-{}: {}", td.name, index, pr.error_message.value_or("")));
+        first_error =
+            Status(static_cast<ErrorCode>(pr.error_code),
+                   fmt::format("{}-{}: {}", td.name, index, pr.error_message.value_or("")));
       }
       tr.partition_responses.push_back(std::move(pr));
     }

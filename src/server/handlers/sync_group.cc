@@ -9,7 +9,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx) {
   auto req = decode_body<protocol::SyncGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  protocol::SyncGroupResponse resp = co_await ctx.broker->groups->sync(req.value(), ctx.api_version);
+  protocol::SyncGroupResponse resp =
+      co_await ctx.broker->groups->sync(req.value(), ctx.api_version);
   co_return respond(ctx, resp);
 }
 
