@@ -19,7 +19,21 @@
 namespace mirra::cluster::testing {
 namespace {
 
-using PartitionManagerTest = ClusterTest;
+class PartitionManagerTest : public ClusterTest {
+ protected:
+  // Posts a job to the partition: what run() answered, and whether the job ran.
+  std::pair<Status, bool> try_run(const std::shared_ptr<Partition>& p) {
+    bool called = false;
+    std::optional<Status> s;
+    run([&]() -> asio::awaitable<void> {
+      s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
+        called = true;
+        return Status::OK();
+      }));
+    }());
+    return {*s, called};
+  }
+};
 
 // The names of the entries of a directory, sorted.
 std::set<std::string> entries(const fs::path& dir) {
@@ -125,16 +139,9 @@ TEST_F(PartitionManagerTest, ADeletedPartitionRefusesWorkWithoutRunningIt) {
   EXPECT_EQ(partitions_->find("orders", 0), nullptr);
   EXPECT_EQ(partitions_->partition_count(), 0u);
 
-  bool called = false;
-  std::optional<Status> s;
-  run([&]() -> asio::awaitable<void> {
-    s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
-      called = true;
-      return Status::OK();
-    }));
-  }());
+  const auto [s, called] = try_run(p);
   EXPECT_FALSE(called);
-  EXPECT_EQ(s->code(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_EQ(s.code(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
   // Both directories are gone, not left behind as "-delete".
   for (const auto& name : entries(dir())) EXPECT_EQ(name.find("orders"), std::string::npos) << name;
 }
@@ -149,16 +156,9 @@ TEST_F(PartitionManagerTest, AnOfflinePartitionAnswersStorageError) {
   auto p = partitions_->find("orders", 0);
   ASSERT_NE(p, nullptr);
   EXPECT_FALSE(p->online());
-  bool called = false;
-  std::optional<Status> s;
-  run([&]() -> asio::awaitable<void> {
-    s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
-      called = true;
-      return Status::OK();
-    }));
-  }());
+  const auto [s, called] = try_run(p);
   EXPECT_FALSE(called);
-  EXPECT_EQ(s->code(), ErrorCode::KAFKA_STORAGE_ERROR);
+  EXPECT_EQ(s.code(), ErrorCode::KAFKA_STORAGE_ERROR);
 }
 
 TEST_F(PartitionManagerTest, ARestartReopensTheLogsAndCleansTheDirectory) {
