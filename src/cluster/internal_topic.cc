@@ -124,9 +124,10 @@ asio::awaitable<Status> InternalTopic::append(int32_t partition,
   auto batch = records::build_batch(options, inputs);
   if (!batch.ok()) co_return batch.status();
   const int32_t epoch = part->leader_epoch;
-  auto appended = co_await partitions_.run(part, [&](storage::PartitionLog& log) {
-    return log.append_as_leader(batch.value(), epoch, storage::AppendOrigin::coordinator, now);
-  });
+  auto appended = co_await partitions_.run_write(
+      part, LogWriter::coordinator(), [&](storage::PartitionLog& log) {
+        return log.append_as_leader(batch.value(), epoch, storage::AppendOrigin::coordinator, now);
+      });
   co_return appended.status();
 }
 
@@ -136,8 +137,8 @@ asio::awaitable<Result<std::vector<InternalEntry>>> InternalTopic::read_all(int3
     co_return Status(ErrorCode::COORDINATOR_NOT_AVAILABLE,
                      fmt::format("{}-{} is not open", spec_.name, partition));
   }
-  auto read =
-      co_await partitions_.run(part, [](storage::PartitionLog& log) { return read_entries(log); });
+  auto read = co_await partitions_.run(
+      part, [](const storage::PartitionLog& log) { return read_entries(log); });
   co_return read;
 }
 

@@ -59,6 +59,18 @@ PartitionManager::PartitionManager(asio::any_io_executor core, ShardPool& shards
       housekeeping_timer_(core),
       checkpoint_timer_(core) {}
 
+void PartitionManager::set_read_only_check(ReadOnlyCheck check) {
+  MIRRA_ASSERT_OWNER(owner_);
+  read_only_check_ = std::move(check);
+}
+
+LogWriter PartitionManager::take_mirror_writer() {
+  MIRRA_ASSERT_OWNER(owner_);
+  MIRRA_ASSERT(!mirror_writer_taken_, "the mirror's log writer is made once per manager");
+  mirror_writer_taken_ = true;
+  return LogWriter(LogWriter::Kind::mirror);
+}
+
 fs::path PartitionManager::dir_of(const Partition& p) const {
   return options_.log_dir / storage::partition_dir_name({p.topic, p.index});
 }
@@ -205,7 +217,7 @@ asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& t
   for (auto& p : it->second) {
     // An offline or deleted partition has no log to reconfigure; it gets the config when
     // it is opened again.
-    Status ignored = co_await run(p, [&](storage::PartitionLog& log) -> Status {
+    Status ignored = co_await run_upkeep(p, [&](storage::PartitionLog& log) -> Status {
       log.update_config(config.value());
       return Status::OK();
     });
@@ -258,7 +270,7 @@ asio::awaitable<void> PartitionManager::apply_retention_all() {
   for (const auto& [name, parts] : topics_) all.insert(all.end(), parts.begin(), parts.end());
   for (auto& p : all) {
     if (stopping_) break;
-    Status s = co_await run(p, [](storage::PartitionLog& log) -> Status {
+    Status s = co_await run_upkeep(p, [](storage::PartitionLog& log) -> Status {
       const int64_t now = now_ms();
       // Compaction runs on the shard for now: it blocks this shard's other partitions while
       // it works (compaction.h offers a three-step API for a separate cleaner thread).
@@ -292,7 +304,7 @@ asio::awaitable<Status> PartitionManager::write_checkpoints() {
   storage::OffsetCheckpoint starts;
   for (const auto& [name, parts] : topics_) {
     for (const auto& p : parts) {
-      auto points = co_await run(p, [](storage::PartitionLog& log) -> Result<Points> {
+      auto points = co_await run(p, [](const storage::PartitionLog& log) -> Result<Points> {
         return Points{log.recovery_point(), log.log_start_offset()};
       });
       if (!points.ok()) continue;
@@ -318,7 +330,7 @@ asio::awaitable<void> PartitionManager::shutdown() {
   checkpoint_timer_.cancel();
   for (auto& [name, parts] : topics_) {
     for (auto& p : parts) {
-      Status s = co_await run(p, [](storage::PartitionLog& log) { return log.close(); });
+      Status s = co_await run_upkeep(p, [](storage::PartitionLog& log) { return log.close(); });
       if (!s.ok() && s.code() != ErrorCode::KAFKA_STORAGE_ERROR) {
         MIRRA_LOG_WARN("closing {}-{}: {}", p->topic, p->index, s.message());
       }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "base/asio.h"
 #include "base/assert.h"
 #include "base/status.h"
+#include "cluster/log_writer.h"
 #include "cluster/partition.h"
 #include "cluster/shard_pool.h"
 #include "cluster/topic_config.h"
@@ -84,18 +86,37 @@ class PartitionManager {
   asio::awaitable<void> reconfigure(const metadata::TopicInfo& topic);
   asio::awaitable<void> remove_topic(const std::string& topic);
 
-  // Posts f(storage::PartitionLog&) to the partition's shard at once and returns a handle to
-  // await its result. f returns a Status or a Result; a partition that is offline or removed
-  // gives KAFKA_STORAGE_ERROR or UNKNOWN_TOPIC_OR_PARTITION without calling f. Posting before
-  // awaiting matters: a request's jobs are queued in request order even when the handler
+  // Posts f(const storage::PartitionLog&) to the partition's shard at once and returns a handle
+  // to await its result: a read. f returns a Status or a Result; a partition that is offline or
+  // removed gives KAFKA_STORAGE_ERROR or UNKNOWN_TOPIC_OR_PARTITION without calling f. Posting
+  // before awaiting matters: a request's jobs are queued in request order even when the handler
   // awaits them one by one, so pipelined produce requests stay in order per partition.
   template <typename F>
   auto start(std::shared_ptr<Partition> p, F f)
-      -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>>;
+      -> std::shared_ptr<Pending<std::invoke_result_t<F&, const storage::PartitionLog&>>>;
   // start() and wait.
   template <typename F>
   auto run(std::shared_ptr<Partition> p, F f)
+      -> asio::awaitable<std::invoke_result_t<F&, const storage::PartitionLog&>>;
+
+  // The same for f(storage::PartitionLog&), which changes the log (append, marker, truncation,
+  // log start). The one way to change a log after it is open: a partition that the read-only
+  // check reports as mirrored gives that check's error (READ_ONLY_TOPIC) without calling f,
+  // unless `writer` is the mirror's (cluster/log_writer.h).
+  template <typename F>
+  auto start_write(std::shared_ptr<Partition> p, LogWriter writer, F f)
+      -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>>;
+  template <typename F>
+  auto run_write(std::shared_ptr<Partition> p, LogWriter writer, F f)
       -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>>;
+
+  // OK when the partition may be written by others than its mirror, else why not. Set once by
+  // the mirror manager, which knows which topics are mirrored; unset, every partition is
+  // writable. Called on the core thread when a write is posted.
+  using ReadOnlyCheck = std::function<Status(const Partition&)>;
+  void set_read_only_check(ReadOnlyCheck check);
+  // The mirror's writer: made once per manager (asserted), for the mirror manager.
+  LogWriter take_mirror_writer();
 
   // Periodic retention/compaction and checkpoints, until shutdown().
   void start_housekeeping();
@@ -115,6 +136,17 @@ class PartitionManager {
   asio::awaitable<void> apply_retention_all();
   asio::awaitable<Status> write_checkpoints();
   void clean_log_dir(const metadata::MetadataImage& image);
+  // The manager's own upkeep of a log (its config, retention, closing): no writer's, since it
+  // puts nothing at any offset; retention only moves the log start, as on the source.
+  template <typename F>
+  auto run_upkeep(std::shared_ptr<Partition> p, F f)
+      -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>> {
+    co_return co_await post<storage::PartitionLog>(std::move(p), std::move(f))->wait();
+  }
+  // The shared part of start() and start_write(): posts f(L&) unless the partition is gone.
+  template <typename L, typename F>
+  auto post(std::shared_ptr<Partition> p, F f)
+      -> std::shared_ptr<Pending<std::invoke_result_t<F&, L&>>>;
 
   asio::any_io_executor core_;
   ShardPool& shards_;
@@ -123,14 +155,16 @@ class PartitionManager {
   asio::steady_timer housekeeping_timer_;
   asio::steady_timer checkpoint_timer_;
   bool stopping_ = false;
+  ReadOnlyCheck read_only_check_;
+  bool mirror_writer_taken_ = false;
   ThreadOwner owner_;  // the core thread
 };
 
-template <typename F>
-auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
-    -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>> {
+template <typename L, typename F>
+auto PartitionManager::post(std::shared_ptr<Partition> p, F f)
+    -> std::shared_ptr<Pending<std::invoke_result_t<F&, L&>>> {
   MIRRA_ASSERT_OWNER(owner_);
-  using R = std::invoke_result_t<F&, storage::PartitionLog&>;
+  using R = std::invoke_result_t<F&, L&>;
   auto pending = std::make_shared<Pending<R>>(core_);
   if (p->removed) {
     pending->set(R(Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
@@ -146,7 +180,8 @@ auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
   asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_,
                                           shards = &shards_]() mutable {
     MIRRA_ASSERT(shards->on_shard(p->shard), "{}-{}'s log used off its shard", p->topic, p->index);
-    R result = f(*p->log);
+    L& log = *p->log;
+    R result = f(log);
     const PartitionOffsets offsets = offsets_of(*p->log);
     asio::post(core, [p, pending, offsets, result = std::move(result)]() mutable {
       if (!(offsets == p->offsets)) {
@@ -160,9 +195,36 @@ auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
 }
 
 template <typename F>
+auto PartitionManager::start(std::shared_ptr<Partition> p, F f)
+    -> std::shared_ptr<Pending<std::invoke_result_t<F&, const storage::PartitionLog&>>> {
+  return post<const storage::PartitionLog>(std::move(p), std::move(f));
+}
+
+template <typename F>
 auto PartitionManager::run(std::shared_ptr<Partition> p, F f)
-    -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>> {
+    -> asio::awaitable<std::invoke_result_t<F&, const storage::PartitionLog&>> {
   co_return co_await start(std::move(p), std::move(f))->wait();
+}
+
+template <typename F>
+auto PartitionManager::start_write(std::shared_ptr<Partition> p, LogWriter writer, F f)
+    -> std::shared_ptr<Pending<std::invoke_result_t<F&, storage::PartitionLog&>>> {
+  MIRRA_ASSERT_OWNER(owner_);
+  using R = std::invoke_result_t<F&, storage::PartitionLog&>;
+  if (!writer.is_mirror() && read_only_check_) {
+    if (Status s = read_only_check_(*p); !s.ok()) {
+      auto refused = std::make_shared<Pending<R>>(core_);
+      refused->set(R(std::move(s)));
+      return refused;
+    }
+  }
+  return post<storage::PartitionLog>(std::move(p), std::move(f));
+}
+
+template <typename F>
+auto PartitionManager::run_write(std::shared_ptr<Partition> p, LogWriter writer, F f)
+    -> asio::awaitable<std::invoke_result_t<F&, storage::PartitionLog&>> {
+  co_return co_await start_write(std::move(p), writer, std::move(f))->wait();
 }
 
 }  // namespace mirra::cluster

@@ -44,13 +44,13 @@ Result<std::shared_ptr<cluster::Partition>> find_open(const cluster::PartitionMa
   return p;
 }
 
-// The partition's job on its shard: UNKNOWN_TOPIC_OR_PARTITION when it is gone.
+// The partition's change on its shard: UNKNOWN_TOPIC_OR_PARTITION when it is gone.
 template <typename F>
-asio::awaitable<Status> run_on(cluster::PartitionManager& partitions,
+asio::awaitable<Status> run_on(cluster::PartitionManager& partitions, cluster::LogWriter writer,
                                const client::TopicPartition& tp, F job) {
   auto p = find_open(partitions, tp);
   if (!p.ok()) co_return p.status();
-  co_return co_await partitions.run(p.value(), std::move(job));
+  co_return co_await partitions.run_write(p.value(), writer, std::move(job));
 }
 
 }  // namespace
@@ -65,7 +65,7 @@ asio::awaitable<Status> ClusterMirrorSink::append(const client::TopicPartition& 
   auto job = [keep_alive, batches](storage::PartitionLog& log) {
     return log.append_mirrored(batches, now_ms());
   };
-  auto appended = co_await partitions_.run(p.value(), job);
+  auto appended = co_await partitions_.run_write(p.value(), writer_, job);
   if (!appended.ok()) co_return appended.status();
   p.value()->wake_waiters();  // long-polling consumers of the destination see the new data
   co_return Status::OK();
@@ -73,20 +73,21 @@ asio::awaitable<Status> ClusterMirrorSink::append(const client::TopicPartition& 
 
 asio::awaitable<Status> ClusterMirrorSink::truncate_to(const client::TopicPartition& tp,
                                                        int64_t offset) {
-  co_return co_await run_on(
-      partitions_, tp, [offset](storage::PartitionLog& log) { return log.truncate_to(offset); });
+  co_return co_await run_on(partitions_, writer_, tp, [offset](storage::PartitionLog& log) {
+    return log.truncate_to(offset);
+  });
 }
 
 asio::awaitable<Status> ClusterMirrorSink::restart_at(const client::TopicPartition& tp,
                                                       int64_t offset) {
-  co_return co_await run_on(partitions_, tp, [offset](storage::PartitionLog& log) {
+  co_return co_await run_on(partitions_, writer_, tp, [offset](storage::PartitionLog& log) {
     return log.truncate_fully_and_start_at(offset);
   });
 }
 
 asio::awaitable<Status> ClusterMirrorSink::advance_log_start(const client::TopicPartition& tp,
                                                              int64_t offset) {
-  co_return co_await run_on(partitions_, tp, [offset](storage::PartitionLog& log) {
+  co_return co_await run_on(partitions_, writer_, tp, [offset](storage::PartitionLog& log) {
     return log.advance_log_start(offset);
   });
 }

@@ -1,7 +1,9 @@
 // MirrorManager's restart of a topic that already exists here with the source's topic id
 // (docs/mirroring-design.md §6): a STOPPED topic of this mirror mirrored again after a failover, or
 // the original topic of the cluster that was the source before a failover (failback). Nothing is
-// truncated before the loop check has passed.
+// truncated before the loop check has passed. From the first change to the last the topic is
+// read-only (restarting_topics_), and the transactions open on it are ended before anything is
+// truncated: a producer must not commit records the truncation dropped.
 #include <fmt/format.h>
 
 #include "base/log.h"
@@ -12,6 +14,22 @@ namespace mirra::mirror {
 namespace {
 
 constexpr const char* kMirraLogComponent = "mirror";
+
+// Holds a topic in a set for the scope's lifetime.
+class ScopedMember {
+ public:
+  ScopedMember(std::set<std::string, std::less<>>& set, std::string name)
+      : set_(set), name_(std::move(name)) {
+    set_.insert(name_);
+  }
+  ScopedMember(const ScopedMember&) = delete;
+  ScopedMember& operator=(const ScopedMember&) = delete;
+  ~ScopedMember() { set_.erase(name_); }
+
+ private:
+  std::set<std::string, std::less<>>& set_;
+  std::string name_;
+};
 
 }  // namespace
 
@@ -48,8 +66,8 @@ asio::awaitable<Result<PartitionRestart>> MirrorManager::truncate_for_restart(
     co_return Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
                      fmt::format("{}-{} is not open", topic.name, partition));
   }
-  auto done = co_await partitions_.run(
-      handle, [point](storage::PartitionLog& log) -> Result<PartitionRestart> {
+  auto done = co_await partitions_.run_write(
+      handle, writer_, [point](storage::PartitionLog& log) -> Result<PartitionRestart> {
         PartitionRestart r;
         const int64_t end = log.log_end_offset();
         Status s = point < log.log_start_offset() ? log.truncate_fully_and_start_at(point)
@@ -78,6 +96,20 @@ asio::awaitable<AddedTopic> MirrorManager::restart_topic(MirrorRunner& runner,
   // What the source recorded when it failed over from us; unknown to a source that is not Mirra.
   auto theirs =
       co_await runner.source().last_mirrored_offsets(store_.cluster_id(), topic.id, partitions);
+  // No client write lands between here and the PREPARING states that make the topic read-only
+  // for good; a crash in between leaves it writable, as it was (the restart is asked again).
+  const ScopedMember read_only(restarting_topics_, topic.name);
+  if (end_transactions_) {
+    const std::string why = fmt::format("topic {} is restarted as a mirror topic of mirror {}",
+                                        topic.name, runner.name());
+    // Named before the co_await (g++ 12, src/cluster/README.md).
+    auto ending = end_transactions_(topic.name, partitions, why);
+    if (Status s = co_await std::move(ending); !s.ok()) {
+      out.status = Status(s.code(), fmt::format("cannot end the transactions open on {}: {}",
+                                                topic.name, s.message()));
+      co_return out;
+    }
+  }
   for (size_t i = 0; i < partitions.size(); ++i) {
     const MirrorStateKey key{topic.id, partitions[i]};
     int64_t point = theirs.ok() ? theirs.value()[i] : -1;

@@ -69,6 +69,33 @@ bool in_mirror(const metadata::TopicInfo& t, const std::string& mirror) {
 
 }  // namespace
 
+MirrorManager::MirrorManager(asio::any_io_executor core, cluster::MetadataStore& store,
+                             cluster::PartitionManager& partitions, cluster::TopicAdmin& topics,
+                             int32_t node_id, MirrorBrokerConfig config)
+    : core_(core),
+      store_(store),
+      partitions_(partitions),
+      topics_(topics),
+      node_id_(node_id),
+      config_(config),
+      state_topic_(store, partitions, topics, state_topic_spec(config.state_topic_partitions)),
+      states_(state_topic_),
+      writer_(partitions.take_mirror_writer()),
+      sink_(store, partitions, writer_, topics, states_) {
+  partitions.set_read_only_check(
+      [this](const cluster::Partition& p) { return check_writable(p.topic, p.index); });
+}
+
+Status MirrorManager::check_writable(std::string_view topic, int32_t partition) const {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (restarting_topics_.count(topic) != 0) {
+    return Status(
+        ErrorCode::READ_ONLY_TOPIC,
+        fmt::format("topic {} is read-only: it is being restarted as a mirror topic", topic));
+  }
+  return mirror::check_writable(store_.image(), &states_, topic, partition);
+}
+
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions) {
   cluster::InternalTopicSpec spec;
   spec.name = "__mirror_state";
@@ -133,11 +160,13 @@ asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string
                      fmt::format("{}-{} is not open", topic.name, partition));
   }
   // 3: whatever lies above the LSO belongs to transactions whose end never arrived.
-  auto lso = co_await partitions_.run(handle, [](storage::PartitionLog& log) -> Result<int64_t> {
-    const int64_t lso = log.last_stable_offset();
-    if (Status s = log.truncate_to(lso); !s.ok()) return s;
-    return lso;
-  });
+  auto lso = co_await partitions_.run_write(handle, writer_,
+                                            [](storage::PartitionLog& log) -> Result<int64_t> {
+                                              const int64_t lso = log.last_stable_offset();
+                                              if (Status s = log.truncate_to(lso); !s.ok())
+                                                return s;
+                                              return lso;
+                                            });
   if (!lso.ok()) co_return lso.status();
   handle->wake_waiters();
   if (Status s = failpoint("mirror.failover.truncated"); !s.ok()) co_return s;

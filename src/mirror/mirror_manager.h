@@ -6,12 +6,17 @@
 // answers DescribeMirrors, ListMirrors and LastMirroredOffsets with the structs of
 // mirror_describe.h.
 //
+// It is also the partition manager's read-only check (cluster/log_writer.h): a topic it mirrors
+// is changed by nobody but its mirror, and it holds the manager's one mirror writer.
+//
 // Threading: the core thread (checked: MIRRA_ASSERT_OWNER, base/assert.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,18 +67,22 @@ cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
 
 class MirrorManager {
  public:
+  // Before a failback truncates a topic that was writable here: ends the transactions open on
+  // the partitions (aborted, their producers fenced), so none of them commits records the
+  // truncation dropped. Set by the broker, which owns the transaction coordinator.
+  using EndTransactionsHook = std::function<asio::awaitable<Status>(
+      std::string topic, std::vector<int32_t> partitions, std::string why)>;
+
   MirrorManager(asio::any_io_executor core, cluster::MetadataStore& store,
                 cluster::PartitionManager& partitions, cluster::TopicAdmin& topics, int32_t node_id,
-                MirrorBrokerConfig config)
-      : core_(core),
-        store_(store),
-        partitions_(partitions),
-        topics_(topics),
-        node_id_(node_id),
-        config_(config),
-        state_topic_(store, partitions, topics, state_topic_spec(config.state_topic_partitions)),
-        states_(state_topic_),
-        sink_(store, partitions, topics, states_) {}
+                MirrorBrokerConfig config);
+
+  void on_truncation(EndTransactionsHook hook) { end_transactions_ = std::move(hook); }
+
+  // READ_ONLY_TOPIC while the topic (a partition; -1: any) is mirrored: not failed over yet
+  // (docs/mirroring-design.md §4), or being restarted. The partition manager's read-only check,
+  // and CreatePartitions'.
+  Status check_writable(std::string_view topic, int32_t partition) const;
 
   // Loads the partition states, finishes failovers a crash interrupted (STOPPING), and runs
   // the mirrors from now on. Only a broker that serves clients starts: in-process brokers
@@ -177,8 +186,13 @@ class MirrorManager {
   const MirrorBrokerConfig config_;
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
-  ClusterMirrorSink sink_;  // the runners' destination
-  ThreadOwner owner_;       // the core thread
+  const cluster::LogWriter writer_;  // the mirror's: changes mirror topics' logs
+  ClusterMirrorSink sink_;           // the runners' destination
+  EndTransactionsHook end_transactions_;
+  // Topics restart_topic() is truncating: read-only from its first change to its last, before
+  // their state says so (mirror_failback.cc).
+  std::set<std::string, std::less<>> restarting_topics_;
+  ThreadOwner owner_;  // the core thread
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;

@@ -20,6 +20,7 @@
 #include "base/status.h"
 #include "base/uuid.h"
 #include "client/types.h"
+#include "cluster/log_writer.h"
 #include "mirror/mirror_state_records.h"
 
 namespace mirra::cluster {
@@ -86,9 +87,12 @@ class MirrorSink {
 // The real destination: this broker's partitions and states.
 class ClusterMirrorSink : public MirrorSink {
  public:
+  // `writer`: the mirror's (PartitionManager::take_mirror_writer()), the one writer the
+  // manager lets change a mirror topic's log.
   ClusterMirrorSink(cluster::MetadataStore& store, cluster::PartitionManager& partitions,
-                    cluster::TopicAdmin& topics, MirrorStateStore& states)
-      : store_(store), partitions_(partitions), topics_(topics), states_(states) {}
+                    cluster::LogWriter writer, cluster::TopicAdmin& topics,
+                    MirrorStateStore& states)
+      : store_(store), partitions_(partitions), writer_(writer), topics_(topics), states_(states) {}
 
   std::vector<SinkTopic> topics(const std::string& mirror) const override;
   std::optional<Uuid> topic_id(const std::string& topic) const override;
@@ -109,6 +113,7 @@ class ClusterMirrorSink : public MirrorSink {
  private:
   cluster::MetadataStore& store_;
   cluster::PartitionManager& partitions_;
+  const cluster::LogWriter writer_;
   cluster::TopicAdmin& topics_;
   MirrorStateStore& states_;
 };

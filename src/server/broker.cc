@@ -99,6 +99,12 @@ asio::awaitable<Status> Broker::start(bool listen) {
       });
   txn_->start();
   state_.txn = txn_.get();
+  // A failback ends the transactions open on the topic before truncating it.
+  mirror_manager_->on_truncation([t = txn_.get()](std::string topic,
+                                                  std::vector<int32_t> partitions,
+                                                  std::string why) -> asio::awaitable<Status> {
+    co_return co_await t->abort_transactions_on(topic, partitions, why);
+  });
 
   partitions_->start_housekeeping();
   // In-process brokers (handler tests, the fuzzer) never reach out to source clusters.

@@ -11,15 +11,17 @@ MarkerJob start_marker(cluster::PartitionManager& partitions, std::shared_ptr<cl
   const auto type = commit ? records::ControlType::COMMIT : records::ControlType::ABORT;
   const int32_t leader_epoch = p->leader_epoch;
   // The batch is built on the shard: nothing is copied between threads but the ids.
-  return partitions.start(std::move(p),
-                          [=](storage::PartitionLog& log) -> Result<storage::AppendResult> {
-                            const int64_t now = now_ms();
-                            auto batch = records::build_control_batch(
-                                type, producer_id, producer_epoch, coordinator_epoch, 0, now);
-                            if (!batch.ok()) return batch.status();
-                            return log.append_as_leader(batch.value(), leader_epoch,
-                                                        storage::AppendOrigin::coordinator, now);
-                          });
+  // Never into a mirror topic: the manager refuses it with READ_ONLY_TOPIC.
+  return partitions.start_write(std::move(p), cluster::LogWriter::coordinator(),
+                                [=](storage::PartitionLog& log) -> Result<storage::AppendResult> {
+                                  const int64_t now = now_ms();
+                                  auto batch = records::build_control_batch(
+                                      type, producer_id, producer_epoch, coordinator_epoch, 0, now);
+                                  if (!batch.ok()) return batch.status();
+                                  return log.append_as_leader(batch.value(), leader_epoch,
+                                                              storage::AppendOrigin::coordinator,
+                                                              now);
+                                });
 }
 
 }  // namespace mirra::txn

@@ -101,6 +101,15 @@ class TxnCoordinator {
   ErrorCode check_txn_offset_commit(const std::string& transactional_id, int64_t producer_id,
                                     int16_t producer_epoch, int32_t offsets_partition) const;
 
+  // Before a partition is truncated under its producers (a failback, docs/mirroring-design.md
+  // §6): every transaction open on one of `partitions` of `topic` is aborted with its producer
+  // fenced (epoch bumped), as a timed-out one is, so its producer's EndTxn gets PRODUCER_FENCED
+  // instead of committing records the truncation drops. Waits for requests working on those
+  // transactional ids; CONCURRENT_TRANSACTIONS if one is still busy after a while.
+  asio::awaitable<Status> abort_transactions_on(const std::string& topic,
+                                                const std::vector<int32_t>& partitions,
+                                                const std::string& why);
+
   // ListTransactions / DescribeTransactions.
   std::vector<const TxnMetadata*> list() const;
   const TxnMetadata* find(const std::string& transactional_id) const;
@@ -122,6 +131,9 @@ class TxnCoordinator {
   // Aborts m's open transaction with a bumped epoch (timeout, or a new producer instance).
   asio::awaitable<Status> fence_and_abort(TxnMetadata& m, std::string why);
   asio::awaitable<InitResult> bump(TxnMetadata& m, int32_t timeout_ms);
+  // The transactional ids with an open (Ongoing) transaction on one of the partitions.
+  std::vector<std::string> open_on(const std::string& topic,
+                                   const std::vector<int32_t>& partitions) const;
   asio::awaitable<void> load_all();
   asio::awaitable<void> sweep_loop();
   TxnMetadata& get_or_create(const std::string& transactional_id);

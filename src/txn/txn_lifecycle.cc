@@ -16,6 +16,17 @@ constexpr const char* kOffsetsTopic = "__consumer_offsets";
 constexpr int16_t kMaxEpoch = 32767;
 // One coordinator that never moves: its epoch (the markers' coordinator epoch) stays 0.
 constexpr int32_t kCoordinatorEpoch = 0;
+// How long abort_transactions_on() waits for requests working on the transactions it ends, and
+// how often it looks again.
+constexpr auto kBusyWait = std::chrono::seconds(30);
+constexpr auto kBusyPoll = std::chrono::milliseconds(10);
+
+// A marker that has nothing to decide: the partition was deleted, or it is a mirror topic now
+// (cluster/log_writer.h), whose log is its source's and holds none of this producer's records
+// (clients cannot write there, and a failback ends open transactions before it truncates).
+bool nothing_to_mark(ErrorCode e) {
+  return e == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION || e == ErrorCode::READ_ONLY_TOPIC;
+}
 
 }  // namespace
 
@@ -39,7 +50,7 @@ asio::awaitable<Status> TxnCoordinator::write_markers(const TxnMetadata& m, bool
   Status first_error;
   for (Job& j : jobs) {
     auto r = co_await j.job->wait();
-    if (!r.ok() && r.status().code() != ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+    if (!r.ok() && !nothing_to_mark(r.status().code())) {
       if (first_error.ok()) {
         first_error = Status(r.status().code(), fmt::format("marker for {}-{}: {}", j.topic,
                                                             j.partition, r.status().message()));
@@ -72,6 +83,64 @@ asio::awaitable<Status> TxnCoordinator::fence_and_abort(TxnMetadata& m, std::str
   MIRRA_LOG_INFO("transactional id {}: aborting the open transaction of producer id {} ({})",
                  m.transactional_id, m.producer_id, why);
   co_return co_await complete(m);
+}
+
+std::vector<std::string> TxnCoordinator::open_on(const std::string& topic,
+                                                 const std::vector<int32_t>& partitions) const {
+  std::vector<std::string> out;
+  for (const auto& [id, m] : txns_) {
+    if (m.state != TxnState::ongoing) continue;
+    auto it = m.partitions.find(topic);
+    if (it == m.partitions.end()) continue;
+    for (int32_t p : partitions) {
+      if (it->second.count(p) != 0) {
+        out.push_back(id);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+asio::awaitable<Status> TxnCoordinator::abort_transactions_on(
+    const std::string& topic, const std::vector<int32_t>& partitions, const std::string& why) {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (!loaded_) {
+    co_return Status(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS,
+                     "the transaction coordinator is still loading");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kBusyWait;
+  asio::steady_timer poll(core_);
+  for (;;) {
+    bool waiting = false;
+    for (const std::string& id : open_on(topic, partitions)) {
+      auto it = txns_.find(id);
+      if (it == txns_.end()) continue;
+      TxnMetadata& m = it->second;
+      if (m.busy) {
+        waiting = true;
+        continue;
+      }
+      m.busy = true;
+      Status st = co_await fence_and_abort(m, why);
+      m.busy = false;
+      // Fenced once the abort is decided; its markers are retried by the sweep if need be.
+      if (m.state == TxnState::ongoing) {
+        co_return Status(ErrorCode::COORDINATOR_NOT_AVAILABLE,
+                         fmt::format("transactional id {}: {}", id, st.to_string()));
+      }
+    }
+    if (!waiting) co_return Status::OK();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      co_return Status(
+          ErrorCode::CONCURRENT_TRANSACTIONS,
+          fmt::format("transactions on {} stayed busy for {} s", topic,
+                      std::chrono::duration_cast<std::chrono::seconds>(kBusyWait).count()));
+    }
+    poll.expires_after(kBusyPoll);
+    asio::error_code ec;
+    co_await poll.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
 }
 
 asio::awaitable<void> TxnCoordinator::sweep(int64_t now) {

@@ -103,12 +103,14 @@ class ClusterTest : public ::testing::Test {
     return std::move(*out);
   }
 
-  // Appends `records` records to a partition through PartitionManager::run(), as Produce does.
-  Result<storage::AppendResult> append(const std::shared_ptr<Partition>& p, int records) {
+  // Appends `records` records to a partition through PartitionManager::run_write(), as Produce
+  // does (a client's writer unless told otherwise).
+  Result<storage::AppendResult> append(const std::shared_ptr<Partition>& p, int records,
+                                       LogWriter writer = LogWriter::client()) {
     std::vector<uint8_t> batch = storage::testing::make_batch({.records = records});
     std::optional<Result<storage::AppendResult>> out;
     run([&]() -> asio::awaitable<void> {
-      out.emplace(co_await partitions_->run(p, [&](storage::PartitionLog& log) {
+      out.emplace(co_await partitions_->run_write(p, writer, [&](storage::PartitionLog& log) {
         return log.append_as_leader(batch, /*leader_epoch=*/0, storage::AppendOrigin::client,
                                     /*now_ms=*/1000);
       }));

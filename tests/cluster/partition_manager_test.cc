@@ -26,7 +26,7 @@ class PartitionManagerTest : public ClusterTest {
     bool called = false;
     std::optional<Status> s;
     run([&]() -> asio::awaitable<void> {
-      s.emplace(co_await partitions_->run(p, [&](storage::PartitionLog&) {
+      s.emplace(co_await partitions_->run(p, [&](const storage::PartitionLog&) {
         called = true;
         return Status::OK();
       }));
@@ -71,7 +71,7 @@ TEST_F(PartitionManagerTest, RunExecutesOnThePartitionsShard) {
     ASSERT_NE(p, nullptr);
     std::optional<Result<std::thread::id>> ran_on;
     run([&]() -> asio::awaitable<void> {
-      ran_on.emplace(co_await partitions_->run(p, [](storage::PartitionLog&) {
+      ran_on.emplace(co_await partitions_->run(p, [](const storage::PartitionLog&) {
         return Result<std::thread::id>(std::this_thread::get_id());
       }));
     }());
@@ -114,7 +114,8 @@ TEST_F(PartitionManagerTest, ARunThatChangesNothingLeavesWaitersAlone) {
   p->add_waiter(timer);
   std::optional<Status> s;
   run([&]() -> asio::awaitable<void> {
-    s.emplace(co_await partitions_->run(p, [](storage::PartitionLog&) { return Status::OK(); }));
+    s.emplace(
+        co_await partitions_->run(p, [](const storage::PartitionLog&) { return Status::OK(); }));
   }());
   ASSERT_TRUE(s->ok());
   io_.restart();
@@ -122,6 +123,50 @@ TEST_F(PartitionManagerTest, ARunThatChangesNothingLeavesWaitersAlone) {
   EXPECT_FALSE(fired);
   timer->cancel();
   EXPECT_TRUE(run_until([&] { return fired; }));
+}
+
+// The one guard every change of a log passes (cluster/log_writer.h): a partition the read-only
+// check reports as mirrored is changed by its mirror alone; clients and coordinators get the
+// check's error and their job never runs; reads and other partitions are not affected.
+TEST_F(PartitionManagerTest, AMirroredPartitionIsChangedByItsMirrorAlone) {
+  ASSERT_TRUE(create("mirrored", 1).ok());
+  ASSERT_TRUE(create("plain", 1).ok());
+  auto mirrored = partitions_->find("mirrored", 0);
+  auto plain = partitions_->find("plain", 0);
+  int checked = 0;
+  partitions_->set_read_only_check([&](const Partition& p) {
+    ++checked;
+    return p.topic == "mirrored" ? Status(ErrorCode::READ_ONLY_TOPIC, "mirrored") : Status::OK();
+  });
+  for (LogWriter writer : {LogWriter::client(), LogWriter::coordinator()}) {
+    auto refused = append(mirrored, 3, writer);
+    ASSERT_FALSE(refused.ok()) << writer.name();
+    EXPECT_EQ(refused.status().code(), ErrorCode::READ_ONLY_TOPIC) << writer.name();
+    bool called = false;
+    std::optional<Status> truncated;
+    run([&]() -> asio::awaitable<void> {
+      truncated.emplace(
+          co_await partitions_->run_write(mirrored, writer, [&](storage::PartitionLog& log) {
+            called = true;
+            return log.truncate_to(0);
+          }));
+    }());
+    EXPECT_EQ(truncated->code(), ErrorCode::READ_ONLY_TOPIC) << writer.name();
+    EXPECT_FALSE(called) << writer.name();
+  }
+  EXPECT_EQ(mirrored->offsets.log_end, 0);
+  EXPECT_EQ(checked, 4);
+
+  const LogWriter mirror = partitions_->take_mirror_writer();
+  auto copied = append(mirrored, 3, mirror);
+  ASSERT_TRUE(copied.ok()) << copied.status().to_string();
+  EXPECT_EQ(mirrored->offsets.log_end, 3);
+  EXPECT_EQ(checked, 4);  // the mirror's writes are not checked
+  auto [read, ran] = try_run(mirrored);
+  EXPECT_TRUE(read.ok() && ran);
+  EXPECT_TRUE(append(plain, 2).ok());
+  EXPECT_TRUE(append(plain, 2, LogWriter::coordinator()).ok());
+  EXPECT_EQ(plain->offsets.log_end, 4);
 }
 
 TEST_F(PartitionManagerTest, ADeletedPartitionRefusesWorkWithoutRunningIt) {

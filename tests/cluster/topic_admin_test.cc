@@ -31,10 +31,10 @@ TEST_F(TopicAdminTest, CreateRecordsTheTopicWithItsConfigs) {
   // The open log has the topic's config, not the broker default.
   std::optional<Result<int64_t>> retention;
   run([&]() -> asio::awaitable<void> {
-    retention.emplace(
-        co_await partitions_->run(partitions_->find("orders", 1), [](storage::PartitionLog& log) {
-          return Result<int64_t>(log.config().retention_ms);
-        }));
+    retention.emplace(co_await partitions_->run(partitions_->find("orders", 1),
+                                                [](const storage::PartitionLog& log) {
+                                                  return Result<int64_t>(log.config().retention_ms);
+                                                }));
   }());
   ASSERT_TRUE(retention->ok());
   EXPECT_EQ(retention->value(), 1234);
@@ -161,10 +161,10 @@ TEST_F(TopicAdminTest, AlterConfigsReachTheOpenLogs) {
   auto retention = [&] {
     std::optional<Result<int64_t>> r;
     run([&]() -> asio::awaitable<void> {
-      r.emplace(
-          co_await partitions_->run(partitions_->find("orders", 0), [](storage::PartitionLog& log) {
-            return Result<int64_t>(log.config().retention_ms);
-          }));
+      r.emplace(co_await partitions_->run(partitions_->find("orders", 0),
+                                          [](const storage::PartitionLog& log) {
+                                            return Result<int64_t>(log.config().retention_ms);
+                                          }));
     }());
     return r->value();
   };

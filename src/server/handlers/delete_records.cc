@@ -55,14 +55,11 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
         pr.error_code = error_number(found.error);
         continue;
       }
-      // A mirror topic's log start follows its source (docs/mirroring-design.md §4).
-      if (Status s = check_writable(ctx, t.name, p.partition_index); !s.ok()) {
-        pr.error_code = error_number(s.code());
-        continue;
-      }
+      // A mirror topic's log start follows its source (docs/mirroring-design.md §4): the
+      // manager refuses it with READ_ONLY_TOPIC (cluster/log_writer.h).
       const int64_t requested = p.offset;
-      auto start = co_await ctx.broker->partitions->run(
-          found.partition,
+      auto start = co_await ctx.broker->partitions->run_write(
+          found.partition, cluster::LogWriter::client(),
           [requested](storage::PartitionLog& log) { return delete_below(log, requested); });
       if (!start.ok()) {
         pr.error_code = error_number(start.status().code());

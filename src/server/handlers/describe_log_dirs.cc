@@ -49,7 +49,8 @@ asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx) {
       // An offline partition has no size to report: it is left out, as Kafka leaves out the
       // logs of an offline directory.
       auto size = co_await ctx.broker->partitions->run(
-          part, [](storage::PartitionLog& log) -> Result<int64_t> { return log.size_bytes(); });
+          part,
+          [](const storage::PartitionLog& log) -> Result<int64_t> { return log.size_bytes(); });
       if (!size.ok()) continue;
       topic.partitions.push_back({part->index, size.value(), 0, false, {}});
     }

@@ -46,7 +46,8 @@ asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& ctx) {
         continue;
       }
       auto producers = co_await ctx.broker->partitions->run(
-          found.partition, [](storage::PartitionLog& log) -> Result<std::vector<ProducerState>> {
+          found.partition,
+          [](const storage::PartitionLog& log) -> Result<std::vector<ProducerState>> {
             return active_producers(log);
           });
       if (!producers.ok()) {

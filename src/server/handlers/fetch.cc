@@ -150,7 +150,7 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
     const bool min_one = total == 0;
     const int64_t offset = t.request.fetch_offset;
     ReadOut out = co_await ctx.broker->partitions->run(
-        t.part, [offset, max_bytes, bound, min_one](storage::PartitionLog& log) {
+        t.part, [offset, max_bytes, bound, min_one](const storage::PartitionLog& log) {
           ReadOut r;
           auto read = log.read(offset, max_bytes, bound, min_one);
           if (!read.ok()) {

@@ -12,8 +12,8 @@ namespace mirra::server {
 
 Status check_writable(const RequestContext& ctx, std::string_view topic, int32_t partition) {
   const mirror::MirrorManager* m = ctx.broker->mirror_manager;
-  return mirror::check_writable(ctx.broker->metadata->image(), m ? &m->states() : nullptr, topic,
-                                partition);
+  if (m != nullptr) return m->check_writable(topic, partition);
+  return mirror::check_writable(ctx.broker->metadata->image(), nullptr, topic, partition);
 }
 
 std::string client_host(const RequestContext& ctx) {

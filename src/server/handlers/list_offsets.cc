@@ -101,7 +101,7 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
       const int64_t ts = p.timestamp;
       auto found = co_await ctx.broker->partitions->run(
           target.partition,
-          [ts, committed](storage::PartitionLog& log) { return lookup(log, ts, committed); });
+          [ts, committed](const storage::PartitionLog& log) { return lookup(log, ts, committed); });
       if (!found.ok()) {
         pr.error_code = error_number(found.status().code());
         continue;

@@ -36,7 +36,7 @@ asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ct
       }
       const int32_t epoch = p.leader_epoch;
       auto end = co_await ctx.broker->partitions->run(
-          found.partition, [epoch](storage::PartitionLog& log) -> Result<EpochEnd> {
+          found.partition, [epoch](const storage::PartitionLog& log) -> Result<EpochEnd> {
             return log.leader_epochs().end_offset_for(epoch, log.log_end_offset());
           });
       if (!end.ok()) {

@@ -64,19 +64,17 @@ Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
                                          fmt::format("{}-{} does not exist", topic, pd.index)));
     return slot;
   }
-  if (Status s = check_writable(ctx, topic, pd.index); !s.ok()) {
-    slot.response = partition_error(pd.index, s);
-    return slot;
-  }
   if (!pd.records || pd.records->size == 0) {
     slot.response = partition_error(pd.index, Status(ErrorCode::INVALID_RECORD, "no record batch"));
     return slot;
   }
   std::span<uint8_t> records = ctx.writable(*pd.records);
   const int32_t epoch = part->leader_epoch;
-  slot.job = ctx.broker->partitions->start(part, [records, epoch](storage::PartitionLog& log) {
-    return log.append_as_leader(records, epoch, storage::AppendOrigin::client, now_ms());
-  });
+  // A mirror topic refuses it there with READ_ONLY_TOPIC (cluster/log_writer.h).
+  slot.job = ctx.broker->partitions->start_write(
+      part, cluster::LogWriter::client(), [records, epoch](storage::PartitionLog& log) {
+        return log.append_as_leader(records, epoch, storage::AppendOrigin::client, now_ms());
+      });
   return slot;
 }
 
