@@ -1,5 +1,6 @@
 // Writing a transaction marker (a COMMIT or ABORT control batch) into a partition, for the
-// transaction coordinator and for WriteTxnMarkers (kafka-transactions.sh abort).
+// transaction coordinator alone (WriteTxnMarkers is refused from clients): as the coordinator's
+// LogWriter, so never into a mirror topic (READ_ONLY_TOPIC, cluster/log_writer.h).
 #pragma once
 
 #include <memory>
