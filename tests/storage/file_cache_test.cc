@@ -17,6 +17,7 @@ namespace {
 using testing::make_batch;
 using testing::read_all;
 using testing::TempDir;
+namespace fs = std::filesystem;
 
 size_t open_fds() {
   size_t n = 0;
