@@ -11,7 +11,8 @@ the latency of a small write + fsync on the data directory's disk (each partitio
 costs a few of them; a clean start should cost none).
 
 Builds nothing. Usage: bench/storage/startup.py [build dir]   (default: build)
-  MIRRA_BENCH_DIR picks the disk (default /var/tmp).
+  MIRRA_BENCH_DIR picks the disk (default /var/tmp); BENCH_PARTITIONS (10000) the partitions;
+  BENCH_FILE_LIMIT (1024) the broker's open-file limit.
 """
 import os
 import shutil
@@ -30,6 +31,7 @@ from test_storage_scale import LimitedBroker, create_topics, leaderless  # noqa:
 import clients  # noqa: E402
 
 PARTITIONS = int(os.environ.get("BENCH_PARTITIONS", "10000"))
+FILE_LIMIT = int(os.environ.get("BENCH_FILE_LIMIT", "1024"))  # the broker's ulimit -n
 START_TIMEOUT = 600.0
 
 
@@ -60,8 +62,8 @@ def main():
                                  dir=os.environ.get("MIRRA_BENCH_DIR", "/var/tmp")))
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (1 min), "
           f"small write + fsync on {work}: {fsync_latency_ms(work):.2f} ms; "
-          f"broker limit: {1024} open files")
-    b = LimitedBroker(work, name="startup", timeout=START_TIMEOUT)
+          f"broker limit: {FILE_LIMIT} open files")
+    b = LimitedBroker(work, name="startup", timeout=START_TIMEOUT, limit=FILE_LIMIT)
     try:
         b.start()
         per_topic = PARTITIONS // 4

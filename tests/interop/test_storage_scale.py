@@ -132,3 +132,30 @@ def test_clean_restart_recovers_and_rewrites_nothing(make_broker):
     assert [len(ck.consume("full", p, "earliest", 21)) for p in range(4)] == [21] * 4
     assert b.stop() == 0
     assert (b.data_dir / MARKER).exists()
+
+
+def test_create_topics_fails_for_partitions_that_cannot_be_opened(make_broker):
+    b = make_broker(name="unopenable")
+    # A plain file where partition 1's directory goes: that log cannot be created.
+    (b.data_dir / "blocked-1").write_text("not a directory")
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    f = admin.create_topics([NewTopic("blocked", 3, 1)], operation_timeout=30,
+                            request_timeout=30)["blocked"]
+    try:
+        f.result(timeout=60)
+        raise AssertionError("CreateTopics reported success for a partition that is offline")
+    except confluent_kafka.KafkaException as e:
+        err = e.args[0]
+        assert err.code() == confluent_kafka.KafkaError.KAFKA_STORAGE_ERROR, err
+        assert "blocked" in err.str() and "could not be opened" in err.str(), err
+    # Same for CreatePartitions.
+    (b.data_dir / "grown-2").write_text("not a directory")
+    clients.ConfluentKafka(b.bootstrap).create_topic("grown", 2)
+    from confluent_kafka.admin import NewPartitions
+    f = admin.create_partitions([NewPartitions("grown", 3)], operation_timeout=30,
+                                request_timeout=30)["grown"]
+    try:
+        f.result(timeout=60)
+        raise AssertionError("CreatePartitions reported success for a partition that is offline")
+    except confluent_kafka.KafkaException as e:
+        assert e.args[0].code() == confluent_kafka.KafkaError.KAFKA_STORAGE_ERROR, e

@@ -61,7 +61,7 @@ TEST(FileCache, ManyMorePartitionsThanDescriptors) {
   LowFileLimit limit(128);
   const size_t baseline = open_fds();
   std::vector<std::unique_ptr<PartitionLog>> logs;
-  for (int p = 0; p < 300; ++p) {
+  for (int p = 0; p < 160; ++p) {
     auto log = PartitionLog::open(dir.path() / ("t-" + std::to_string(p)), LogConfig{});
     ASSERT_TRUE(log) << "partition " << p << ": " << log.status().to_string();
     auto batch = make_batch({.records = 2, .value_prefix = "p" + std::to_string(p)});
