@@ -5,6 +5,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "storage/checkpoint.h"
+#include "storage/durable_file.h"
+#include "storage/file_cache.h"
 
 namespace mirra::cluster {
 namespace {
@@ -30,6 +32,53 @@ void remove_dir(const fs::path& dir) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) MIRRA_LOG_WARN("cannot delete {}: {}", dir.string(), ec.message());
+}
+
+// Whether the last run stopped cleanly; the marker is removed (durably) before anything is
+// opened, so that a crash of this run is not taken for a clean stop by the next one.
+bool take_clean_shutdown_marker(const fs::path& log_dir) {
+  const fs::path marker = log_dir / kCleanShutdownFile;
+  std::error_code ec;
+  if (!fs::exists(marker, ec)) {
+    MIRRA_LOG_INFO("no clean-shutdown marker in {}: recovering logs above their recovery points",
+                   log_dir.string());
+    return false;
+  }
+  if (!fs::remove(marker, ec) || !storage::durable::fsync_dir(log_dir).ok()) {
+    MIRRA_LOG_WARN("cannot remove {}: {}; recovering logs as after a crash", marker.string(),
+                   ec ? ec.message() : "fsync of the directory failed");
+    return false;
+  }
+  return true;
+}
+
+// Writes the marker once every log is closed and checkpointed (shutdown()).
+void leave_clean_shutdown_marker(const fs::path& log_dir) {
+  const fs::path marker = log_dir / kCleanShutdownFile;
+  if (Status s = storage::durable::write_file_atomically(marker, {}); !s.ok()) {
+    MIRRA_LOG_WARN("cannot write {}: {}; the next start recovers the logs", marker.string(),
+                   s.message());
+  }
+}
+
+struct OpenedLog {
+  Status status;
+  PartitionOffsets offsets;
+  size_t recovered_segments = 0;
+};
+
+// On the partition's shard: opens its log and records the topic id, unless partition.metadata
+// already holds it (a clean start writes nothing in the partition directories).
+OpenedLog open_log(Partition& p, const fs::path& dir, const storage::LogConfig& config,
+                   const storage::LogOpenOptions& options) {
+  auto log = storage::PartitionLog::open(dir, config, options);
+  if (!log.ok()) return {log.status(), {}};
+  auto recorded = storage::read_partition_metadata(dir);
+  if (!recorded.ok() || !recorded.value() || *recorded.value() != p.topic_id) {
+    if (Status s = storage::write_partition_metadata(dir, p.topic_id); !s.ok()) return {s, {}};
+  }
+  p.log = std::move(log.value());
+  return {Status::OK(), offsets_of(*p.log), p.log->recovered_segments()};
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -131,12 +180,15 @@ void PartitionManager::clean_log_dir(const metadata::MetadataImage& image) {
 
 asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& image) {
   MIRRA_ASSERT_OWNER(owner_);
+  const auto started = std::chrono::steady_clock::now();
   clean_log_dir(image);
+  const bool clean = take_clean_shutdown_marker(options_.log_dir);
   auto recovery =
       storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
   auto starts = storage::read_offset_checkpoint(options_.log_dir / storage::kLogStartCheckpoint);
   if (!recovery.ok()) MIRRA_LOG_WARN("{}; recovering every partition", recovery.status().message());
   if (!starts.ok()) MIRRA_LOG_WARN("{}", starts.status().message());
+  std::vector<OpenJob> jobs;
   for (const auto& [name, topic] : image.topics()) {
     auto config = log_config_for(topic);
     for (const metadata::PartitionInfo& pi : topic.partitions) {
@@ -149,6 +201,7 @@ asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& 
         continue;
       }
       storage::LogOpenOptions opts;
+      opts.clean_shutdown = clean;
       const storage::TopicPartition tp{name, pi.partition};
       if (recovery.ok()) {
         if (auto it = recovery->find(tp); it != recovery->end()) opts.recovery_point = it->second;
@@ -156,41 +209,59 @@ asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& 
       if (starts.ok()) {
         if (auto it = starts->find(tp); it != starts->end()) opts.log_start_offset = it->second;
       }
-      co_await open_partition(p, config.value(), opts);
+      jobs.push_back({p, config.value(), opts});
     }
   }
-  MIRRA_LOG_INFO("opened {} partition(s) of {} topic(s) in {}", partition_count(), topics_.size(),
-                 options_.log_dir.string());
+  const OpenSummary summary = co_await open_partitions(std::move(jobs));
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  MIRRA_LOG_INFO(
+      "opened {} partition(s) of {} topic(s) in {} in {} ms after {} shutdown: {} segment(s) of "
+      "{} partition(s) recovered, {} offline; at most {} log files open",
+      partition_count(), topics_.size(), options_.log_dir.string(), took.count(),
+      clean ? "a clean" : "an unclean", summary.recovered_segments, summary.recovered_partitions,
+      summary.failed, storage::FileCache::instance().capacity());
 }
 
-asio::awaitable<void> PartitionManager::open_partition(std::shared_ptr<Partition> p,
-                                                       storage::LogConfig config,
-                                                       storage::LogOpenOptions options) {
-  const fs::path dir = dir_of(*p);
-  struct Opened {
-    Status status;
-    PartitionOffsets offsets;
-  };
-  Opened opened = co_await run_on(shards_.executor(p->shard), [&]() -> Opened {
-    MIRRA_ASSERT(shards_.on_shard(p->shard), "{}-{} opened off its shard", p->topic, p->index);
-    auto log = storage::PartitionLog::open(dir, config, options);
-    if (!log.ok()) return {log.status(), {}};
-    if (Status s = storage::write_partition_metadata(dir, p->topic_id); !s.ok()) return {s, {}};
-    p->log = std::move(log.value());
-    return {Status::OK(), offsets_of(*p->log)};
-  });
-  if (!opened.status.ok()) {
-    p->offline_reason = opened.status.message();
-    MIRRA_LOG_ERROR("partition {}-{} is offline: {}", p->topic, p->index, p->offline_reason);
-    co_return;
+asio::awaitable<PartitionManager::OpenSummary> PartitionManager::open_partitions(
+    std::vector<OpenJob> jobs) {
+  std::vector<std::shared_ptr<Pending<OpenedLog>>> pending;
+  pending.reserve(jobs.size());
+  for (const OpenJob& job : jobs) {
+    auto done = std::make_shared<Pending<OpenedLog>>(core_);
+    pending.push_back(done);
+    asio::post(shards_.executor(job.partition->shard), [this, job, done] {
+      Partition& p = *job.partition;
+      MIRRA_ASSERT(shards_.on_shard(p.shard), "{}-{} opened off its shard", p.topic, p.index);
+      OpenedLog opened = open_log(p, dir_of(p), job.config, job.options);
+      asio::post(core_,
+                 [done, opened = std::move(opened)]() mutable { done->set(std::move(opened)); });
+    });
   }
-  p->offsets = opened.offsets;
+  OpenSummary summary;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    OpenedLog opened = co_await pending[i]->wait();
+    Partition& p = *jobs[i].partition;
+    if (!opened.status.ok()) {
+      p.offline_reason = opened.status.message();
+      MIRRA_LOG_ERROR("partition {}-{} is offline: {}", p.topic, p.index, p.offline_reason);
+      if (summary.failed++ == 0) {
+        summary.first_failure = Status(ErrorCode::KAFKA_STORAGE_ERROR, p.offline_reason);
+      }
+      continue;
+    }
+    p.offsets = opened.offsets;
+    summary.recovered_segments += opened.recovered_segments;
+    if (opened.recovered_segments > 0) ++summary.recovered_partitions;
+  }
+  co_return summary;
 }
 
-asio::awaitable<void> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
+asio::awaitable<Status> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
   MIRRA_ASSERT_OWNER(owner_);
   auto config = log_config_for(topic);
   auto& parts = topics_[topic.name];
+  std::vector<OpenJob> jobs;
   for (size_t i = parts.size(); i < topic.partitions.size(); ++i) {
     const int32_t index = static_cast<int32_t>(i);
     auto p = std::make_shared<Partition>(topic.name, topic.id, index,
@@ -201,8 +272,16 @@ asio::awaitable<void> PartitionManager::add_partitions(const metadata::TopicInfo
       p->offline_reason = config.status().message();
       continue;
     }
-    co_await open_partition(p, config.value(), {});
+    jobs.push_back({p, config.value(), {}});
   }
+  if (!config.ok()) co_return Status(ErrorCode::KAFKA_STORAGE_ERROR, config.status().message());
+  const size_t count = jobs.size();
+  const OpenSummary summary = co_await open_partitions(std::move(jobs));
+  if (summary.failed == 0) co_return Status::OK();
+  co_return Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                   fmt::format("{} of the {} new partition(s) of {} could not be opened and are "
+                               "offline: {}",
+                               summary.failed, count, topic.name, summary.first_failure.message()));
 }
 
 asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& topic) {
@@ -328,18 +407,31 @@ asio::awaitable<void> PartitionManager::shutdown() {
   stopping_ = true;
   housekeeping_timer_.cancel();
   checkpoint_timer_.cancel();
+  // Posted to every shard at once; awaited in order.
+  std::vector<std::pair<std::shared_ptr<Partition>, std::shared_ptr<Pending<Status>>>> closing;
   for (auto& [name, parts] : topics_) {
     for (auto& p : parts) {
-      Status s = co_await run_upkeep(p, [](storage::PartitionLog& log) { return log.close(); });
-      if (!s.ok() && s.code() != ErrorCode::KAFKA_STORAGE_ERROR) {
-        MIRRA_LOG_WARN("closing {}-{}: {}", p->topic, p->index, s.message());
-      }
+      closing.emplace_back(p, post<storage::PartitionLog>(p, [](storage::PartitionLog& log) { return log.close(); }));
     }
   }
-  if (Status s = co_await write_checkpoints(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
+  // An offline partition was never opened (recovered) by this run: the next one must look at
+  // it again, so any failure means no marker.
+  bool clean = true;
+  for (auto& [p, pending] : closing) {
+    Status s = co_await pending->wait();
+    clean = clean && s.ok();
+    if (!s.ok() && s.code() != ErrorCode::KAFKA_STORAGE_ERROR) {
+      MIRRA_LOG_WARN("closing {}-{}: {}", p->topic, p->index, s.message());
+    }
+  }
+  if (Status s = co_await write_checkpoints(); !s.ok()) {
+    MIRRA_LOG_WARN("{}", s.message());
+    clean = false;
+  }
   for (auto& [name, parts] : topics_) {
     for (auto& p : parts) p->removed = true;
   }
+  if (clean) leave_clean_shutdown_marker(options_.log_dir);
 }
 
 }  // namespace mirra::cluster

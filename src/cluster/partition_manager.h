@@ -36,6 +36,9 @@
 
 namespace mirra::cluster {
 
+// The marker of a clean shutdown in the log directory (docs/formats/checkpoints.md).
+inline constexpr const char* kCleanShutdownFile = ".mirra_cleanshutdown";
+
 struct PartitionManagerOptions {
   std::filesystem::path log_dir;
   BrokerConfigSources broker;  // for topic config defaults; the maps must outlive the manager
@@ -75,14 +78,19 @@ class PartitionManager {
   // Start-up: opens every partition of the image (recovering them after a crash), cleans up
   // interrupted deletions and stray directories. A partition that cannot be opened stays
   // offline (its handlers answer KAFKA_STORAGE_ERROR) and is logged; the broker still starts.
+  // The logs are opened on all shards at once. When the clean-shutdown marker is there
+  // (kCleanShutdownFile, written by shutdown()), nothing is recovered; it is removed before
+  // any log is opened, so a crash from then on is never taken for a clean stop.
   asio::awaitable<void> open_all(const metadata::MetadataImage& image);
 
   std::shared_ptr<Partition> find(std::string_view topic, int32_t index) const;
   size_t partition_count() const;
 
   // After a metadata change is committed: creates/opens the topic's new partitions, applies a
-  // new config, or closes and deletes the topic's logs.
-  asio::awaitable<void> add_partitions(const metadata::TopicInfo& topic);
+  // new config, or closes and deletes the topic's logs. add_partitions fails
+  // (KAFKA_STORAGE_ERROR naming the partitions and the first reason) when any new partition
+  // could not be opened; those stay offline.
+  asio::awaitable<Status> add_partitions(const metadata::TopicInfo& topic);
   asio::awaitable<void> reconfigure(const metadata::TopicInfo& topic);
   asio::awaitable<void> remove_topic(const std::string& topic);
 
@@ -121,7 +129,8 @@ class PartitionManager {
   // Periodic retention/compaction and checkpoints, until shutdown().
   void start_housekeeping();
   // Stops housekeeping, closes every log (flush, producer snapshots) and writes the checkpoint
-  // files; after this no partition is usable.
+  // files, then the clean-shutdown marker if all of that succeeded; after this no partition is
+  // usable.
   asio::awaitable<void> shutdown();
 
   // The storage config a topic's logs get (broker defaults + the topic's overrides).
@@ -129,8 +138,20 @@ class PartitionManager {
 
  private:
   std::filesystem::path dir_of(const Partition& p) const;
-  asio::awaitable<void> open_partition(std::shared_ptr<Partition> p, storage::LogConfig config,
-                                       storage::LogOpenOptions options);
+  struct OpenJob {
+    std::shared_ptr<Partition> partition;
+    storage::LogConfig config;
+    storage::LogOpenOptions options;
+  };
+  struct OpenSummary {
+    size_t failed = 0;
+    Status first_failure;
+    size_t recovered_partitions = 0;  // partitions with at least one segment scanned
+    size_t recovered_segments = 0;
+  };
+  // Opens the logs on their shards, all posted at once; the partitions that fail are offline
+  // and logged.
+  asio::awaitable<OpenSummary> open_partitions(std::vector<OpenJob> jobs);
   asio::awaitable<void> housekeeping_loop();
   asio::awaitable<void> checkpoint_loop();
   asio::awaitable<void> apply_retention_all();

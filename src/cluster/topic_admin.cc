@@ -153,6 +153,10 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
     }
     return out;
   };
+  // The topic is recorded before its logs are opened: a partition that cannot be opened
+  // (disk, permissions) fails the request with KAFKA_STORAGE_ERROR instead of a success for a
+  // partition that can take no write; it stays offline, as in Kafka.
+  Status opened;
   auto after = [&](const MetadataImage& image) -> asio::awaitable<void> {
     const metadata::TopicInfo* info = image.topic(topic.name);
     if (info == nullptr) co_return;
@@ -160,7 +164,7 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
         "created topic {} (id {}, {} partition(s){})", topic.name, id.to_string(),
         info->partitions.size(),
         topic.configs.empty() ? "" : fmt::format(", {} config override(s)", topic.configs.size()));
-    co_await partitions_.add_partitions(*info);
+    opened = co_await partitions_.add_partitions(*info);
   };
   // Named, not a conditional temporary inside co_await: g++ 12 destroys such temporaries
   // twice.
@@ -168,6 +172,7 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
   if (!validate_only) then = after;
   Status s = co_await store_.change(build, then);
   if (!s.ok()) co_return s;
+  if (!opened.ok()) co_return opened;
   co_return id;
 }
 
@@ -215,15 +220,18 @@ asio::awaitable<Status> TopicAdmin::create_partitions(const std::string& name, i
     }
     return out;
   };
+  Status opened;  // see create_topic
   auto after = [&](const MetadataImage& image) -> asio::awaitable<void> {
     const metadata::TopicInfo* info = image.topic(name);
     if (info == nullptr) co_return;
     MIRRA_LOG_INFO("topic {}: partitions {} -> {}", name, before, count);
-    co_await partitions_.add_partitions(*info);
+    opened = co_await partitions_.add_partitions(*info);
   };
   AfterChange then;  // see create_topic
   if (!validate_only) then = after;
-  co_return co_await store_.change(build, then);
+  Status s = co_await store_.change(build, then);
+  if (!s.ok()) co_return s;
+  co_return opened;
 }
 
 asio::awaitable<Status> TopicAdmin::set_mirror_name(const std::string& name,

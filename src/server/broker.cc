@@ -9,6 +9,7 @@
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
+#include "storage/file_cache.h"
 
 namespace mirra::server {
 namespace {
@@ -39,6 +40,10 @@ asio::awaitable<Status> Broker::start(bool listen) {
   if (!meta.ok()) co_return meta.status();
   MIRRA_LOG_INFO("cluster id {}, node id {}", meta->cluster_id, meta->node_id);
 
+  // Before any log is opened: every segment and index file goes through this cache.
+  storage::FileCache::instance().set_capacity(config_.log_open_files_max > 0
+                                                  ? static_cast<size_t>(config_.log_open_files_max)
+                                                  : storage::FileCache::default_capacity());
   const size_t threads = static_cast<size_t>(std::max(1, config_.num_io_threads));
   shards_ = std::make_unique<cluster::ShardPool>(threads);
   auto store = cluster::LocalMetadataStore::open(config_.log_dir, meta->cluster_id, *shards_);

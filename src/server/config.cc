@@ -104,6 +104,7 @@ const std::map<std::string, Apply>& broker_keys() {
       {"num.io.threads", int_key(&ServerConfig::num_io_threads, 1, kI32Max)},
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
       {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
+      {"log.open.files.max", int_key(&ServerConfig::log_open_files_max, 0, kI32Max)},
       {"mirror.state.topic.num.partitions",
        mirror_key(&mirror::MirrorBrokerConfig::state_topic_partitions, 1, 1000)},
       {"mirror.num.fetchers", mirror_key(&mirror::MirrorBrokerConfig::num_fetchers, 1, 64)},

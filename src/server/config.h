@@ -50,6 +50,9 @@ struct ServerConfig {
   int32_t num_io_threads = 8;
   int64_t connections_max_idle_ms = 600000;
   int32_t max_connections = 2147483647;
+  // Mirra's own key (Kafka keeps every log file open): at most this many segment and index
+  // files open at once (storage/file_cache.h); 0 = half the process's RLIMIT_NOFILE.
+  int64_t log_open_files_max = 0;
   mirror::MirrorBrokerConfig mirror;  // mirror.* (every mirror's runtime)
   groups::GroupConfig groups;         // group.*, offsets.* (the group coordinator)
   txn::TxnConfig txn;  // transaction.*, transactional.* (the transaction coordinator)

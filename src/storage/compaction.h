@@ -35,7 +35,7 @@
 
 namespace mirra::storage {
 
-class SegmentFile;
+class FileHandle;  // storage/file_cache.h
 
 // File-name suffixes of a swap in progress (docs/formats/segment.md, "Swap").
 inline constexpr std::string_view kCleanedSuffix = ".cleaned";
@@ -43,10 +43,10 @@ inline constexpr std::string_view kSwapSuffix = ".swap";
 
 struct CompactionSegment {
   int64_t base_offset = 0;
-  int64_t next_offset = 0;    // after its last batch
-  int64_t size = 0;           // bytes of the .log when the input was taken
-  int64_t index_entries = 0;  // the larger of its offset and time index entry counts
-  std::shared_ptr<const SegmentFile> file;
+  int64_t next_offset = 0;                 // after its last batch
+  int64_t size = 0;                        // bytes of the .log when the input was taken
+  int64_t index_entries = 0;               // the larger of its offset and time index entry counts
+  std::shared_ptr<const FileHandle> file;  // held open for the cleaner
 };
 
 // What a producer's state says about its last batch (Kafka's LastRecord).

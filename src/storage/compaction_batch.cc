@@ -68,7 +68,7 @@ std::filesystem::path file_path(const std::filesystem::path& dir, int64_t base,
 
 // ---- BatchReader -------------------------------------------------------------------------------
 
-BatchReader::BatchReader(const SegmentFile& file, int64_t end) : file_(file), scan_(file, 0, end) {}
+BatchReader::BatchReader(const FileHandle& file, int64_t end) : file_(file), scan_(file, 0, end) {}
 
 Result<std::optional<records::BatchView>> BatchReader::next() {
   auto h = scan_.next();

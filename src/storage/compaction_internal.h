@@ -27,17 +27,17 @@ std::filesystem::path file_path(const std::filesystem::path& dir, int64_t base,
 // commits a step (see the swap in compaction_swap.cc).
 inline constexpr std::string_view kKinds[] = {".txnindex", ".timeindex", ".index", ".log"};
 
-// Whole, checksum-valid batches of one segment file in order, with preads on the shared fd
-// (any thread; works after the owner renamed or deleted the file).
+// Whole, checksum-valid batches of one segment file in order, with preads on the held
+// descriptor (any thread; works after the owner renamed or deleted the file).
 class BatchReader {
  public:
-  BatchReader(const SegmentFile& file, int64_t end);
+  BatchReader(const FileHandle& file, int64_t end);
   // The next batch (valid until the next call), or nullopt at the end.
   Result<std::optional<records::BatchView>> next();
   int64_t position() const { return position_; }  // of the batch last returned
 
  private:
-  const SegmentFile& file_;
+  const FileHandle& file_;
   HeaderScanner scan_;
   std::vector<uint8_t> buf_;
   int64_t position_ = 0;

@@ -53,7 +53,9 @@ Result<int64_t> swap_end_offset(const fs::path& dir, int64_t base) {
   auto file = SegmentFile::open(file_path(dir, base, ".log", kSwapSuffix));
   if (!file) return file.status();
   int64_t next = base + 1;
-  HeaderScanner scan(**file, 0, (*file)->size());
+  auto handle = (*file)->handle();
+  if (!handle) return handle.status();
+  HeaderScanner scan(**handle, 0, (*file)->size());
   for (;;) {
     auto h = scan.next();
     if (!h) return h.status();  // fsynced before the commit: damage here is not a torn write

@@ -52,6 +52,21 @@ Status write_all(int fd, std::span<const uint8_t> bytes, const std::filesystem::
   return Status::OK();
 }
 
+Status pwrite_all(int fd, std::span<const uint8_t> bytes, int64_t offset,
+                  const std::filesystem::path& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(offset + static_cast<int64_t>(done)));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return io_error("write", path, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
 Status fsync_fd(int fd, const std::filesystem::path& path) {
   while (::fsync(fd) != 0) {
     if (errno != EINTR) return io_error("fsync", path, errno);

@@ -33,6 +33,11 @@ Status fsync_dir(const std::filesystem::path& dir);
 Status write_all(int fd, std::span<const uint8_t> bytes,
                  const std::filesystem::path& path_for_errors);
 
+// Writes all of `bytes` at `offset` with pwrite (retries short writes and EINTR). On an error
+// the file may hold part of them; the caller cuts it back.
+Status pwrite_all(int fd, std::span<const uint8_t> bytes, int64_t offset,
+                  const std::filesystem::path& path_for_errors);
+
 // KAFKA_STORAGE_ERROR "<what> <path>: <strerror(err)>".
 Status io_error(std::string_view what, const std::filesystem::path& path, int err);
 

@@ -4,6 +4,8 @@
 // array of entries. A torn last entry after a crash is detected by a size that is not a multiple
 // of the entry size; recovery then rebuilds the index from the .log (docs/formats/offset-index.md).
 //
+// No descriptor stays open: the file is reached through the file cache (file_cache.h) when an
+// entry is written or the index is truncated or flushed; lookups never touch it.
 // Owned by one segment; not thread-safe.
 #pragma once
 
@@ -13,17 +15,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "storage/file_cache.h"
 
 namespace mirra::storage {
 
 class IndexFile {
  public:
   IndexFile() = default;
-  IndexFile(IndexFile&& other) noexcept;
-  IndexFile& operator=(IndexFile&& other) noexcept;
-  IndexFile(const IndexFile&) = delete;
-  IndexFile& operator=(const IndexFile&) = delete;
-  ~IndexFile();
 
   // Opens or creates the file and returns its whole content in `content`.
   static Result<IndexFile> open(std::filesystem::path path, std::vector<uint8_t>& content);
@@ -34,13 +32,10 @@ class IndexFile {
   Status remove();
   Status rename(const std::filesystem::path& to);
   int64_t size() const { return size_; }
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return file_.path(); }
 
  private:
-  void close();
-
-  std::filesystem::path path_;
-  int fd_ = -1;
+  CachedFile file_;
   int64_t size_ = 0;
   bool dirty_ = false;
 };

@@ -165,6 +165,9 @@ Status LeaderEpochCache::truncate_from_start(int64_t start_offset) {
     return e.start_offset > start_offset;
   });
   if (first_kept == entries_.begin()) return Status::OK();
+  // Already starting there: nothing to rewrite (every open calls this; it must not write).
+  if (std::prev(first_kept) == entries_.begin() && entries_.front().start_offset == start_offset)
+    return Status::OK();
   // The last entry at or below the new start still covers it: keep its epoch, move its start.
   EpochEntry clamped{std::prev(first_kept)->epoch, start_offset};
   auto last_removed = entries_.erase(entries_.begin(), std::prev(first_kept));

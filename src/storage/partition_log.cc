@@ -216,6 +216,8 @@ int64_t PartitionLog::recovery_point() const { return impl_->recovery_point; }
 size_t PartitionLog::segment_count() const { return impl_->segments.size(); }
 const std::filesystem::path& PartitionLog::dir() const { return impl_->dir; }
 
+size_t PartitionLog::recovered_segments() const { return impl_->recovered_segments; }
+
 int64_t PartitionLog::size_bytes() const {
   int64_t n = 0;
   for (const auto& [base, seg] : impl_->segments) n += seg->size();

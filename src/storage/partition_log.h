@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "storage/compaction.h"
+#include "storage/file_cache.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/producer_state.h"
@@ -23,13 +24,11 @@
 
 namespace mirra::storage {
 
-class SegmentFile;  // an open .log file; shared by reads in flight (storage/segment.h)
-
 // A byte range of a segment file holding whole batches. Send it with sendfile(file->fd(), ...)
 // or copy it with file->read_at(); both work from any thread, after retention deleted the
-// segment too.
+// segment too. Each slice holds its segment's descriptor open until it is dropped.
 struct FileSlice {
-  std::shared_ptr<const SegmentFile> file;
+  std::shared_ptr<const FileHandle> file;
   int64_t position = 0;
   int64_t size = 0;
 
@@ -49,6 +48,10 @@ struct LogOpenOptions {
   std::optional<int64_t> log_start_offset = std::nullopt;
   // The clock for segment creation times and producer expiry; -1 = the wall clock.
   int64_t now_ms = -1;
+  // The log directory's clean-shutdown marker was there (docs/formats/checkpoints.md): every
+  // log was closed (flushed, producer state snapshotted at its end), so nothing is scanned,
+  // whatever the recovery point says, and opening writes nothing (Kafka's hadCleanShutdown).
+  bool clean_shutdown = false;
 };
 
 struct AppendResult {
@@ -155,6 +158,8 @@ class PartitionLog {
   size_t segment_count() const;
   std::vector<int64_t> segment_base_offsets() const;
   const std::filesystem::path& dir() const;
+  // Segments open() scanned batch by batch (recovery); 0 after a clean shutdown.
+  size_t recovered_segments() const;
 
   struct Impl;  // partition_log_impl.h; public so that the module's .cc files can share it
 

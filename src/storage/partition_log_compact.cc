@@ -22,8 +22,14 @@ std::vector<CompactionSegment> cleanable_segments(const PartitionLog::Impl& log,
     if (seg.next_offset() > bound) break;
     if (lag > 0 && seg.max_timestamp() > now_ms - lag) break;
     const auto entries = std::max(seg.offset_index().entry_count(), seg.time_index().entry_count());
+    auto handle = seg.file()->handle();  // the cleaner reads through it, on any thread
+    if (!handle) {
+      MIRRA_LOG_WARN("not compacting from {} on: {}", seg.file()->path().string(),
+                     handle.status().message());
+      break;
+    }
     out.push_back({seg.base_offset(), seg.next_offset(), seg.size(), static_cast<int64_t>(entries),
-                   seg.file()});
+                   std::move(handle.value())});
   }
   return out;
 }

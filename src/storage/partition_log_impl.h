@@ -30,6 +30,7 @@ struct PartitionLog::Impl {
   int64_t unflushed_messages = 0;  // records appended since the last flush (flush.messages)
   int64_t last_flush_ms = 0;       // wall clock of the last flush (flush.ms)
   bool closed = false;
+  size_t recovered_segments = 0;  // scanned by open() (recovery.cc)
   // Bumped whenever sealed segments lose data other than by compaction (deletion, truncation)
   // and by a compaction swap: install_compaction refuses a plan prepared at another value.
   uint64_t generation = 0;

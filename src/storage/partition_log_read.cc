@@ -60,8 +60,10 @@ Result<ReadResult> PartitionLog::read(int64_t offset, int32_t max_bytes, ReadBou
     auto first = seg.find_batch(offset);
     if (!first) return first.status();
     if (!*first) continue;
-    HeaderScanner scan(*seg.file(), (*first)->position, seg.size());
-    FileSlice slice{seg.file(), (*first)->position, 0};
+    auto handle = seg.file()->handle();  // the slice keeps it open (file_cache.h)
+    if (!handle) return handle.status();
+    HeaderScanner scan(**handle, (*first)->position, seg.size());
+    FileSlice slice{*handle, (*first)->position, 0};
     for (;;) {
       auto h = scan.next();
       if (!h) return h.status();
@@ -94,7 +96,9 @@ std::optional<std::pair<int64_t, int64_t>> PartitionLog::offset_for_timestamp(in
     const int64_t from = std::max(seg->time_index().lookup(ts).offset, log.log_start);
     auto first = seg->find_batch(from);
     if (!first || !*first) continue;
-    HeaderScanner scan(*seg->file(), (*first)->position, seg->size());
+    auto handle = seg->file()->handle();
+    if (!handle) continue;
+    HeaderScanner scan(**handle, (*first)->position, seg->size());
     for (;;) {
       auto h = scan.next();
       if (!h || !*h) break;

@@ -1,6 +1,8 @@
 #include "storage/recovery.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -195,6 +197,7 @@ Status recover_segments(PartitionLog::Impl& log, int64_t first, int64_t now_ms) 
     min_base = std::prev(it)->second->next_offset();
   for (auto it = log.segments.find(first); it != log.segments.end(); ++it) {
     LogSegment& seg = *it->second;
+    ++log.recovered_segments;
     auto r = scan_segment(log, seg, min_base, now_ms, true);
     if (!r) return r.status();
     if (r->bad) {
@@ -221,6 +224,11 @@ Status load_segments(PartitionLog::Impl& log, const std::vector<int64_t>& bases,
     log.segments.emplace(bases[i], std::move(seg.value()));
     if (first_dirty != INT64_MAX) continue;
     const bool last = i + 1 == bases.size();
+    if (options.clean_shutdown) {
+      // Every segment was closed whole: trusted like those below the recovery point.
+      if (Status st = load_clean_segment(log, s, indexes_valid, now_ms); !st) return st;
+      continue;
+    }
     const bool below = last ? bases[i] < options.recovery_point
                             : bases[i + 1] <= options.recovery_point;
     if (!below) {
@@ -251,10 +259,13 @@ Status load_segments(PartitionLog::Impl& log, const std::vector<int64_t>& bases,
 Result<MappedFile> MappedFile::map(const std::filesystem::path& path, int64_t size) {
   MappedFile m;
   if (size <= 0) return m;
-  auto file = SegmentFile::open(path);
-  if (!file) return file.status();
-  void* p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, (*file)->fd(), 0);
-  if (p == MAP_FAILED) return durable::io_error("mmap", path, errno);
+  // The mapping needs no descriptor once made: this one is closed at once, outside the cache.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return durable::io_error("open", path, errno);
+  void* p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) return durable::io_error("mmap", path, err);
   ::madvise(p, static_cast<size_t>(size), MADV_SEQUENTIAL);
   m.data_ = static_cast<const uint8_t*>(p);
   m.size_ = static_cast<size_t>(size);

@@ -64,70 +64,63 @@ std::optional<int64_t> parse_segment_name(const std::filesystem::path& file,
 
 Result<std::shared_ptr<SegmentFile>> SegmentFile::open(std::filesystem::path path) {
   std::shared_ptr<SegmentFile> f(new SegmentFile());
-  f->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (f->fd_ < 0) return io_error("open", path, errno);
-  f->path_ = std::move(path);
-  const off_t end = ::lseek(f->fd_, 0, SEEK_END);
-  if (end < 0) return io_error("lseek", f->path_, errno);
-  f->size_ = end;
+  auto file = CachedFile::open(std::move(path), O_RDWR, /*create=*/true);
+  if (!file) return file.status();
+  f->file_ = std::move(file.value());
+  struct stat st {};
+  if (::stat(f->path().c_str(), &st) != 0) return io_error("stat", f->path(), errno);
+  f->size_ = st.st_size;
   return f;
 }
 
-SegmentFile::~SegmentFile() {
-  if (fd_ >= 0) ::close(fd_);
+Result<std::shared_ptr<const FileHandle>> SegmentFile::handle() const {
+  auto h = file_.handle();
+  if (!h) return h.status();
+  return std::shared_ptr<const FileHandle>(std::move(h.value()));
 }
 
 Status SegmentFile::read_at(int64_t position, std::span<uint8_t> out) const {
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                              static_cast<off_t>(position + static_cast<int64_t>(done)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return io_error("read", path_, errno);
-    if (n == 0)
-      return corrupt(path_.string() + ": unexpected end of file at position " +
-                     std::to_string(position + static_cast<int64_t>(done)));
-    done += static_cast<size_t>(n);
-  }
-  return Status();
+  auto h = file_.handle();
+  if (!h) return h.status();
+  return (*h)->read_at(position, out);
 }
 
 Status SegmentFile::append(std::span<const uint8_t> bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(size_ + static_cast<int64_t>(done)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      // Leave no partial batch behind: the next append must start at a batch boundary.
-      const int err = errno;
-      if (::ftruncate(fd_, size_) != 0)
-        MIRRA_LOG_ERROR("cannot undo a partial write to {}", path_.string());
-      return io_error("write", path_, err);
-    }
-    done += static_cast<size_t>(n);
+  auto h = file_.handle();
+  if (!h) return h.status();
+  if (Status st = durable::pwrite_all((*h)->fd(), bytes, size_, path()); !st) {
+    // Leave no partial batch behind: the next append must start at a batch boundary.
+    if (::ftruncate((*h)->fd(), size_) != 0)
+      MIRRA_LOG_ERROR("cannot undo a partial write to {}", path().string());
+    return st;
   }
   size_ += static_cast<int64_t>(bytes.size());
   return Status();
 }
 
 Status SegmentFile::truncate(int64_t size) {
-  if (::ftruncate(fd_, size) != 0) return io_error("truncate", path_, errno);
+  auto h = file_.handle();
+  if (!h) return h.status();
+  if (::ftruncate((*h)->fd(), size) != 0) return io_error("truncate", path(), errno);
   size_ = size;
   return Status();
 }
 
-Status SegmentFile::flush() { return durable::fsync_fd(fd_, path_); }
+Status SegmentFile::flush() {
+  auto h = file_.handle();
+  if (!h) return h.status();
+  return durable::fsync_fd((*h)->fd(), path());
+}
 
 Status SegmentFile::rename(const std::filesystem::path& to) {
-  if (::rename(path_.c_str(), to.c_str()) != 0) return io_error("rename", path_, errno);
-  path_ = to;
+  if (::rename(path().c_str(), to.c_str()) != 0) return io_error("rename", path(), errno);
+  file_.renamed(to);
   return Status();
 }
 
 // ---- HeaderScanner -----------------------------------------------------------------------------
 
-HeaderScanner::HeaderScanner(const SegmentFile& file, int64_t position, int64_t end)
+HeaderScanner::HeaderScanner(const FileHandle& file, int64_t position, int64_t end)
     : file_(file), position_(position), end_(end) {}
 
 Result<std::optional<BatchHeader>> HeaderScanner::next() {
@@ -273,7 +266,9 @@ Status LogSegment::load_tail() {
   }
   int64_t from = 0;
   if (auto last = offset_index_.last()) from = last->position;
-  HeaderScanner scan(*file_, from, file_->size());
+  auto handle = file_->handle();
+  if (!handle) return handle.status();
+  HeaderScanner scan(**handle, from, file_->size());
   bool first = true;
   for (;;) {
     auto h = scan.next();
@@ -290,7 +285,7 @@ Status LogSegment::load_tail() {
   }
   bytes_since_last_index_ = file_->size() - from;
   if (!rolling_base_timestamp_ && !empty()) {
-    HeaderScanner head(*file_, 0, file_->size());
+    HeaderScanner head(**handle, 0, file_->size());
     auto h = head.next();
     if (!h) return h.status();
     if (*h) rolling_base_timestamp_ = (*h)->max_timestamp;
@@ -299,7 +294,11 @@ Status LogSegment::load_tail() {
 }
 
 Result<std::optional<BatchHeader>> LogSegment::find_batch(int64_t offset) const {
-  HeaderScanner scan(*file_, offset_index_.lookup(offset).position, file_->size());
+  const int64_t from = offset_index_.lookup(offset).position;
+  if (from >= file_->size()) return std::optional<BatchHeader>();  // no descriptor needed
+  auto handle = file_->handle();
+  if (!handle) return handle.status();
+  HeaderScanner scan(**handle, from, file_->size());
   for (;;) {
     auto h = scan.next();
     if (!h || !*h) return h;

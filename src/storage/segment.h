@@ -2,10 +2,11 @@
 // bytes, back to back (docs/formats/segment.md), with its sparse offset index (".index"), time
 // index (".timeindex") and aborted-transactions index (".txnindex").
 //
-// SegmentFile is the open .log file. It is shared (shared_ptr) between the segment and every
-// FileSlice handed out by reads, so a slice stays readable after the segment is truncated
-// away or deleted by retention (the fd keeps the inode alive). Only the owner thread appends,
-// truncates or renames; other threads only pread/sendfile ranges they were given.
+// SegmentFile is the .log file: its path and size, and a slot in the file cache (file_cache.h)
+// that opens a descriptor when one is needed. Reads that go on after the owner moved on
+// (FileSlice, the cleaner) hold a FileHandle from handle(), so a slice stays readable after the
+// segment is truncated away or deleted by retention (the descriptor keeps the inode alive).
+// Only the owner thread uses a SegmentFile; other threads only pread/sendfile their handles.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "base/status.h"
 #include "protocol/records/record_batch.h"
+#include "storage/file_cache.h"
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
@@ -34,18 +36,19 @@ std::optional<int64_t> parse_segment_name(const std::filesystem::path& file,
 
 class SegmentFile {
  public:
+  // Creates the file when missing; no descriptor stays open (storage/file_cache.h).
   static Result<std::shared_ptr<SegmentFile>> open(std::filesystem::path path);
-  ~SegmentFile();
   SegmentFile(const SegmentFile&) = delete;
   SegmentFile& operator=(const SegmentFile&) = delete;
 
-  int fd() const { return fd_; }
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return file_.path(); }
   int64_t size() const { return size_; }
 
-  // Reads exactly out.size() bytes at `position` (any thread). Short file: CORRUPT_MESSAGE.
+  // Owner only. An open descriptor (from the file cache) for reads that go on elsewhere:
+  // FileSlices and the cleaner hold it, so eviction or deletion does not close it under them.
+  Result<std::shared_ptr<const FileHandle>> handle() const;
+  // Reads exactly out.size() bytes at `position`. Short file: CORRUPT_MESSAGE.
   Status read_at(int64_t position, std::span<uint8_t> out) const;
-  // Owner only:
   Status append(std::span<const uint8_t> bytes);
   Status truncate(int64_t size);
   Status flush();
@@ -53,8 +56,7 @@ class SegmentFile {
 
  private:
   SegmentFile() = default;
-  std::filesystem::path path_;
-  int fd_ = -1;
+  CachedFile file_;
   int64_t size_ = 0;
 };
 
@@ -75,12 +77,12 @@ struct BatchHeader {
 // this process): a header that is impossible is reported as an error, nothing is checksummed.
 class HeaderScanner {
  public:
-  HeaderScanner(const SegmentFile& file, int64_t position, int64_t end);
+  HeaderScanner(const FileHandle& file, int64_t position, int64_t end);
   // The next header; nullopt at `end`. An error for a malformed or cut header.
   Result<std::optional<BatchHeader>> next();
 
  private:
-  const SegmentFile& file_;
+  const FileHandle& file_;
   int64_t position_;
   int64_t end_;
   std::vector<uint8_t> buf_;

@@ -50,42 +50,16 @@ Status truncate_file(int fd, const std::filesystem::path& path, size_t size) {
 
 }  // namespace
 
-TxnIndex::TxnIndex(TxnIndex&& other) noexcept
-    : path_(std::move(other.path_)),
-      entries_(std::move(other.entries_)),
-      fd_(std::exchange(other.fd_, -1)),
-      dirty_(std::exchange(other.dirty_, false)) {}
-
-TxnIndex& TxnIndex::operator=(TxnIndex&& other) noexcept {
-  if (this != &other) {
-    close_fd();
-    path_ = std::move(other.path_);
-    entries_ = std::move(other.entries_);
-    fd_ = std::exchange(other.fd_, -1);
-    dirty_ = std::exchange(other.dirty_, false);
-  }
-  return *this;
-}
-
-TxnIndex::~TxnIndex() { close_fd(); }
-
-void TxnIndex::close_fd() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  dirty_ = false;
-}
-
 Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
   TxnIndex index;
   index.path_ = std::move(path);
-  index.fd_ = ::open(index.path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (index.fd_ < 0) {
-    if (errno == ENOENT) return index;  // created by the first append
-    return durable::io_error("open", index.path_, errno);
-  }
   auto bytes = durable::read_file(index.path_);
   if (!bytes) return bytes.status();
-  const std::vector<uint8_t>& data = bytes->value();  // the file exists: we hold it open
+  if (!bytes->has_value()) return index;  // created by the first append
+  auto file = CachedFile::open(index.path_, O_RDWR, /*create=*/false);
+  if (!file) return file.status();
+  index.file_ = std::move(file.value());
+  const std::vector<uint8_t>& data = bytes->value();
 
   size_t whole = data.size() / kEntrySize * kEntrySize;
   for (size_t at = 0; at < whole; at += kEntrySize) {
@@ -101,16 +75,31 @@ Result<TxnIndex> TxnIndex::open(std::filesystem::path path) {
     // A crash in the middle of append(): the entry never counted, so cutting it loses nothing.
     MIRRA_CLOG_WARN("storage", "txn index {}: cutting a torn last entry ({} of {} bytes)",
                     index.path_.string(), data.size() - whole, kEntrySize);
-    if (Status st = truncate_file(index.fd_, index.path_, whole); !st) return st;
+    auto h = index.file_.handle();
+    if (!h) return h.status();
+    if (Status st = truncate_file((*h)->fd(), index.path_, whole); !st) return st;
     index.dirty_ = true;
   }
   return index;
 }
 
-Status TxnIndex::ensure_open() {
-  if (fd_ >= 0) return Status::OK();
-  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) return durable::io_error("create", path_, errno);
+Status TxnIndex::ensure_exists() {
+  if (!file_.path().empty()) return Status::OK();
+  auto file = CachedFile::open(path_, O_RDWR, /*create=*/true);
+  if (!file) return file.status();
+  file_ = std::move(file.value());
+  return Status::OK();
+}
+
+Status TxnIndex::write_entry(std::span<const uint8_t> bytes) {
+  auto h = file_.handle();
+  if (!h) return h.status();
+  const size_t at = entries_.size() * kEntrySize;
+  if (Status st = durable::pwrite_all((*h)->fd(), bytes, static_cast<int64_t>(at), path_); !st) {
+    // Drop a partial entry now so that later appends stay aligned on 34-byte boundaries.
+    (void)truncate_file((*h)->fd(), path_, at);
+    return st;
+  }
   return Status::OK();
 }
 
@@ -121,15 +110,11 @@ Status TxnIndex::append(const AbortedTxn& txn) {
                                                   " is not above the last entry's " +
                                                   std::to_string(entries_.back().last_offset));
   }
-  if (Status st = ensure_open(); !st) return st;
+  if (Status st = ensure_exists(); !st) return st;
   dirty_ = true;  // even a failed write may have reached the file
   uint8_t buf[kEntrySize];
   encode(txn, buf);
-  if (Status st = durable::write_all(fd_, buf, path_); !st) {
-    // Drop a partial entry now so that later appends stay aligned on 34-byte boundaries.
-    (void)truncate_file(fd_, path_, entries_.size() * kEntrySize);
-    return st;
-  }
+  if (Status st = write_entry(buf); !st) return st;
   entries_.push_back(txn);
   return Status::OK();
 }
@@ -150,21 +135,26 @@ Status TxnIndex::truncate_to(int64_t offset) {
                                     [&](const AbortedTxn& t) { return t.last_offset >= offset; });
   size_t keep = static_cast<size_t>(first_dropped - entries_.begin());
   if (keep == entries_.size()) return Status::OK();
-  if (Status st = truncate_file(fd_, path_, keep * kEntrySize); !st) return st;
+  auto h = file_.handle();  // entries exist, so the file does
+  if (!h) return h.status();
+  if (Status st = truncate_file((*h)->fd(), path_, keep * kEntrySize); !st) return st;
   dirty_ = true;
   entries_.resize(keep);
   return Status::OK();
 }
 
 Status TxnIndex::flush() {
-  if (fd_ < 0 || !dirty_) return Status::OK();
-  if (Status st = durable::fsync_fd(fd_, path_); !st) return st;
+  if (file_.path().empty() || !dirty_) return Status::OK();
+  auto h = file_.handle();
+  if (!h) return h.status();
+  if (Status st = durable::fsync_fd((*h)->fd(), path_); !st) return st;
   dirty_ = false;
   return Status::OK();
 }
 
 Status TxnIndex::remove() {
-  close_fd();
+  file_ = CachedFile();
+  dirty_ = false;
   entries_.clear();
   if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
     return durable::io_error("delete", path_, errno);
@@ -172,10 +162,15 @@ Status TxnIndex::remove() {
 }
 
 Status TxnIndex::rename(const std::filesystem::path& to) {
-  // No fd means no file yet: only the name the first append will use changes.
-  if (fd_ >= 0 && ::rename(path_.c_str(), to.c_str()) != 0) {
+  // No file yet: only the name the first append will use changes.
+  if (file_.path().empty()) {
+    path_ = to;
+    return Status::OK();
+  }
+  if (::rename(path_.c_str(), to.c_str()) != 0) {
     return durable::io_error("rename to " + to.string() + " from", path_, errno);
   }
+  file_.renamed(to);
   path_ = to;
   return Status::OK();
 }

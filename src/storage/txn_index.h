@@ -4,15 +4,18 @@
 // docs/formats/txn-index.md (Kafka's layout: 34 bytes, big-endian).
 //
 // Like Kafka, the file is created lazily by the first append(): most segments never see an
-// aborted transaction, and an empty index should cost neither a file nor an open fd.
-// Movable, not copyable; the destructor closes the fd (without fsync: call flush()).
+// aborted transaction, and an empty index should cost neither a file nor an open fd. Once it
+// exists, its descriptor comes from the file cache when needed (file_cache.h).
+// Movable, not copyable.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
+#include "storage/file_cache.h"
 
 namespace mirra::storage {
 
@@ -30,11 +33,6 @@ class TxnIndex {
   static constexpr int16_t kVersion = 0;  // the only entry version Kafka has written so far
 
   TxnIndex() = default;  // no file; open() gives a usable one
-  TxnIndex(TxnIndex&& other) noexcept;
-  TxnIndex& operator=(TxnIndex&& other) noexcept;
-  TxnIndex(const TxnIndex&) = delete;
-  TxnIndex& operator=(const TxnIndex&) = delete;
-  ~TxnIndex();
 
   // Opens or creates the file and loads its entries. A torn last entry (kill -9 during a write)
   // is cut off; anything else malformed is an error.
@@ -57,12 +55,13 @@ class TxnIndex {
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  Status ensure_open();  // creates the file on first use
-  void close_fd();
+  Status ensure_exists();  // creates the file on first use
+  // Writes `bytes` at the end of the file (which holds entries_.size() entries).
+  Status write_entry(std::span<const uint8_t> bytes);
 
   std::filesystem::path path_;
   std::vector<AbortedTxn> entries_;
-  int fd_ = -1;
+  CachedFile file_;     // empty until the file exists
   bool dirty_ = false;  // written or truncated since the last fsync
 };
 
