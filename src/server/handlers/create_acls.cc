@@ -1,0 +1,23 @@
+// CreateAcls (key 30): advertised as Kafka does; while the broker has no authorizer every
+// creation is refused with SECURITY_DISABLED, one result per creation in request order
+// (docs/protocol.md).
+#include "protocol/messages/create_acls.h"
+
+#include "server/handlers/handler_util.h"
+#include "server/handlers/handlers.h"
+
+namespace mirra::server {
+
+asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx) {
+  auto req = decode_body<protocol::CreateAclsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  protocol::CreateAclsResponse resp;
+  for (size_t i = 0; i < req->creations.size(); ++i) {
+    protocol::CreateAclsResponse::AclCreationResult& r = resp.results.emplace_back();
+    r.error_code = static_cast<int16_t>(ErrorCode::SECURITY_DISABLED);
+    r.error_message = std::string(kNoAuthorizerMessage);
+  }
+  co_return respond(ctx, resp);
+}
+
+}  // namespace mirra::server
