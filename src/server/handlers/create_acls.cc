@@ -3,7 +3,7 @@
 // (docs/protocol.md).
 #include "protocol/messages/create_acls.h"
 
-#include "server/handlers/handler_util.h"
+#include "server/handlers/acl_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -12,11 +12,8 @@ asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx) {
   auto req = decode_body<protocol::CreateAclsRequest>(ctx);
   if (!req.ok()) co_return req.status();
   protocol::CreateAclsResponse resp;
-  for (size_t i = 0; i < req->creations.size(); ++i) {
-    protocol::CreateAclsResponse::AclCreationResult& r = resp.results.emplace_back();
-    r.error_code = static_cast<int16_t>(ErrorCode::SECURITY_DISABLED);
-    r.error_message = std::string(kNoAuthorizerMessage);
-  }
+  resp.results.resize(req->creations.size());
+  for (auto& r : resp.results) refuse_without_authorizer(r);
   co_return respond(ctx, resp);
 }
 

@@ -2,7 +2,7 @@
 // has no authorizer (docs/protocol.md). The security issue gives it an authorizer to ask.
 #include "protocol/messages/describe_acls.h"
 
-#include "server/handlers/handler_util.h"
+#include "server/handlers/acl_util.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -11,8 +11,7 @@ asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeAclsRequest>(ctx);
   if (!req.ok()) co_return req.status();
   protocol::DescribeAclsResponse resp;
-  resp.error_code = static_cast<int16_t>(ErrorCode::SECURITY_DISABLED);
-  resp.error_message = std::string(kNoAuthorizerMessage);
+  refuse_without_authorizer(resp);
   co_return respond(ctx, resp);
 }
 
