@@ -1,7 +1,5 @@
 #include "base/log_limit.h"
 
-#include <algorithm>
-
 namespace mirra::log {
 
 Limiter::Limiter(std::string what, Options options, std::function<int64_t()> clock)
@@ -12,12 +10,17 @@ Limiter::Limiter(std::string what, Options options, std::function<int64_t()> clo
       refilled_at_(clock_()) {}
 
 // Adds one token per whole refill_ms elapsed; time short of the next token is kept, so a
-// steady trickle of calls does not lose it.
+// steady trickle of calls does not lose it. Time spent with a full bucket earns nothing.
 void Limiter::refill(int64_t now) {
   const int64_t earned = options_.refill_ms > 0 ? (now - refilled_at_) / options_.refill_ms : 0;
   if (earned <= 0) return;
-  tokens_ = std::min<int64_t>(options_.burst, tokens_ + earned);
-  refilled_at_ = tokens_ == options_.burst ? now : refilled_at_ + earned * options_.refill_ms;
+  if (tokens_ + earned > options_.burst) {
+    tokens_ = options_.burst;
+    refilled_at_ = now;
+  } else {
+    tokens_ += earned;
+    refilled_at_ += earned * options_.refill_ms;
+  }
 }
 
 std::optional<Limiter::Admitted> Limiter::admit() {

@@ -284,6 +284,7 @@ def test_partly_received_requests_hold_bounded_memory(tmp_path):
                 break
             time.sleep(0.02)  # sampling interval
         grew = peak - base
+        print(f"broker RSS {base >> 20} MiB before the hogs, peak {peak >> 20} MiB")
         for s in hogs:
             s.close()
         assert grew < QUEUED_MAX + RSS_SLACK, (
