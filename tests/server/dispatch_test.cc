@@ -97,7 +97,9 @@ template <typename Resp>
 Resp decode_response(const Bytes& frame, int16_t version) {
   protocol::Reader r(std::span<const uint8_t>(frame).subspan(protocol::kFrameSizeBytes));
   EXPECT_EQ(r.read_int32(), 7);
-  if (version >= 2) EXPECT_EQ(r.read_uvarint(), 0u);  // no tagged fields in the header
+  if (version >= 2) {
+    EXPECT_EQ(r.read_uvarint(), 0u);  // no tagged fields in the header
+  }
   Resp out;
   EXPECT_TRUE(out.decode(r, version).ok());
   EXPECT_EQ(r.remaining(), 0u);
