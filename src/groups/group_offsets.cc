@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/log_limit.h"
 #include "groups/commit_response.h"
 #include "groups/consumer_protocol.h"
 #include "groups/group_coordinator.h"
@@ -98,7 +99,10 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   if (entries.empty()) co_return r;
   Status written = co_await topic_.append(req.group_id, std::move(entries));
   if (!written) {
-    MIRRA_LOG_WARN("group {}: offset commit not stored: {}", req.group_id, written.to_string());
+    // Per request: every consumer's commits fail alike while the log cannot take them.
+    static log::Limiter limiter("offset commit not stored");
+    MIRRA_LOG_WARN_LIMITED(limiter, "group {}: offset commit not stored: {}", req.group_id,
+                           written.to_string());
     fail_all(r, commit_error(written));
     co_return r;
   }

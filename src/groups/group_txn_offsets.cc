@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/log_limit.h"
 #include "groups/commit_response.h"
 #include "groups/group_coordinator.h"
 
@@ -62,8 +63,9 @@ asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
   const cluster::InternalProducer producer{req.producer_id, req.producer_epoch, true};
   Status written = co_await topic_.append(req.group_id, std::move(entries), producer);
   if (!written) {
-    MIRRA_LOG_WARN("group {}: transactional offset commit of {} not stored: {}", req.group_id,
-                   req.transactional_id, written.to_string());
+    static log::Limiter limiter("transactional offset commit not stored");
+    MIRRA_LOG_WARN_LIMITED(limiter, "group {}: transactional offset commit of {} not stored: {}",
+                           req.group_id, req.transactional_id, written.to_string());
     fail_all(r, written.code() == ErrorCode::INVALID_PRODUCER_EPOCH
                     ? ErrorCode::PRODUCER_FENCED
                     : ErrorCode::COORDINATOR_NOT_AVAILABLE);

@@ -91,6 +91,17 @@ Apply mirror_key(T mirror::MirrorBrokerConfig::*field, int64_t min, int64_t max)
   return section_key(&ServerConfig::mirror, field, min, max);
 }
 
+// -1 (unbounded, Kafka's meaning) or a positive number of bytes.
+Apply queued_request_bytes_key() {
+  return [](ServerConfig& c, const std::string& k, const std::string& v) {
+    auto r = parse_int<int64_t>(k, v, -1, kI64Max);
+    if (!r.ok()) return r.status();
+    if (r.value() == 0) return invalid(k, v, "must be -1 (unbounded) or positive");
+    c.queued_max_request_bytes = r.value();
+    return Status::OK();
+  };
+}
+
 const std::map<std::string, Apply>& broker_keys() {
   static const std::map<std::string, Apply> keys = {
       {"node.id", int_key(&ServerConfig::node_id, 0, kI32Max)},
@@ -100,6 +111,7 @@ const std::map<std::string, Apply>& broker_keys() {
       {"log.segment.bytes", int_key(&ServerConfig::log_segment_bytes, 14, kI32Max)},
       {"message.max.bytes", int_key(&ServerConfig::message_max_bytes, 0, kI32Max)},
       {"socket.request.max.bytes", int_key(&ServerConfig::socket_request_max_bytes, 1, kI32Max)},
+      {"queued.max.request.bytes", queued_request_bytes_key()},
       {"num.network.threads", int_key(&ServerConfig::num_network_threads, 1, kI32Max)},
       {"num.io.threads", int_key(&ServerConfig::num_io_threads, 1, kI32Max)},
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
@@ -348,6 +360,10 @@ Result<LoadedConfig> load_config(const std::optional<std::string>& path,
     set[trim(o.substr(0, eq))] = {o.substr(eq + 1), Source::kOverride};
   }
   return build_config(std::move(set));
+}
+
+int64_t queued_max_request_bytes(const ServerConfig& config) {
+  return config.queued_max_request_bytes.value_or(2 * int64_t{config.socket_request_max_bytes});
 }
 
 }  // namespace mirra::server

@@ -46,6 +46,10 @@ struct ServerConfig {
   int32_t log_segment_bytes = 1 << 30;
   int32_t message_max_bytes = 1048588;
   int32_t socket_request_max_bytes = 104857600;
+  // queued.max.request.bytes: the memory all requests being read or handled may hold
+  // (server/request_memory.h). Unset: twice socket.request.max.bytes (200 MiB by default),
+  // where Kafka's default of -1 is unbounded; -1 here is unbounded too.
+  std::optional<int64_t> queued_max_request_bytes;
   int32_t num_network_threads = 3;
   int32_t num_io_threads = 8;
   int64_t connections_max_idle_ms = 600000;
@@ -66,6 +70,9 @@ struct LoadedConfig {
   std::map<std::string, std::pair<std::string, Source>> set;  // every key given, with its source
   std::vector<std::string> warnings;
 };
+
+// queued.max.request.bytes as set, or its default; -1: unbounded.
+int64_t queued_max_request_bytes(const ServerConfig& config);
 
 // Reads `path` (optional) and applies `overrides` ("key=value" each). Errors: unreadable file,
 // malformed override, a value that does not parse, is out of range, or a bad listener URI.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "base/log_limit.h"
 #include "server/dispatch.h"
 #include "server/server.h"
 
@@ -31,10 +32,11 @@ Status write_failed(const asio::error_code& ec) {
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
-                       BrokerState& broker, Server& server)
+                       std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server)
     : socket_(std::move(socket)),
       info_(std::move(info)),
       limits_(limits),
+      memory_(std::move(memory)),
       broker_(broker),
       server_(server),
       queue_(limits.max_queued_responses, limits.max_queued_bytes),
@@ -80,6 +82,12 @@ asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
   if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + ec.message());
   auto size = protocol::read_frame_size(prefix, limits_.max_request_bytes);
   if (!size.ok()) co_return size.status();
+  // Nothing is allocated or read for the body until the broker-wide bound allows it; a close
+  // while waiting (reader_wake_ cancelled) ends reading quietly, close() already logged why.
+  auto memory = co_await memory_->reserve(size.value(), reader_wake_,
+                                          [this] { return closed_ || !reading_; });
+  if (!memory) co_return Status(ErrorCode::NETWORK_EXCEPTION, "");
+  frame.memory = std::move(*memory);
   frame.size = static_cast<size_t>(size.value());
   frame.data.reset(new uint8_t[frame.size]);  // uninitialised: the read fills it
   co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), ec_awaitable(ec));
@@ -237,7 +245,10 @@ void Connection::close(std::string_view why) {
   if (why.empty()) {
     MIRRA_LOG_DEBUG("connection {} from {} closed", info_.id, info_.peer);
   } else {
-    MIRRA_LOG_WARN("closing connection {} from {}: {}", info_.id, info_.peer, why);
+    // One line per bad connection, but garbage arriving on many connections must not flood
+    // the log (base/log_limit.h).
+    static log::Limiter limiter("closing a connection");
+    MIRRA_LOG_WARN_LIMITED(limiter, "closing connection {} from {}: {}", info_.id, info_.peer, why);
   }
   asio::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);

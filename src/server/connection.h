@@ -3,7 +3,9 @@
 // Threading and ownership: a Connection lives on the core thread (server.h) and is touched by
 // nothing else. Three coroutines share it, each holding a shared_ptr so the object outlives
 // them all:
-//   - read_loop: reads a 4-byte size (checked against socket.request.max.bytes), then the
+//   - read_loop: reads a 4-byte size (checked against socket.request.max.bytes), reserves
+//     that many bytes of the broker-wide request memory (queued.max.request.bytes,
+//     request_memory.h; it waits without reading while the bound is reached), then reads the
 //     frame, reserves the next slot in the ResponseQueue and spawns the request's dispatch;
 //     it stops reading while the queue is full (backpressure on this client only);
 //   - write_loop: writes completed responses strictly in sequence order;
@@ -23,6 +25,7 @@
 
 #include "base/asio.h"
 #include "server/request_context.h"
+#include "server/request_memory.h"
 #include "server/response_queue.h"
 
 namespace mirra::server {
@@ -39,7 +42,7 @@ struct ConnectionLimits {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
-             BrokerState& broker, Server& server);
+             std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server);
 
   void start();
   // Graceful stop: read no further requests, write the answers to those already read, close.
@@ -57,6 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A request frame's bytes. Not a std::vector: its resize() would zero-fill every request
   // before the socket overwrites it (measurable at produce rates of hundreds of MB/s).
   struct FrameBuffer {
+    RequestMemory::Reservation memory;  // released with the buffer, after the handler
     std::unique_ptr<uint8_t[]> data;
     size_t size = 0;
     std::span<uint8_t> span() const { return {data.get(), size}; }
@@ -72,6 +76,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::ip::tcp::socket socket_;
   ConnectionInfo info_;
   ConnectionLimits limits_;
+  std::shared_ptr<RequestMemory> memory_;
   BrokerState& broker_;
   Server& server_;
   ResponseQueue queue_;

@@ -64,6 +64,10 @@ std::vector<Handler> build_table() {
   table[protocol::PauseMirrorTopicsRequest::kApiKey] = &handle_pause_mirror_topics;
   table[protocol::ResumeMirrorTopicsRequest::kApiKey] = &handle_resume_mirror_topics;
   table[protocol::LastMirroredOffsetsRequest::kApiKey] = &handle_last_mirrored_offsets;
+  // ACLs: advertised without an authorizer, as Kafka does; they answer SECURITY_DISABLED.
+  table[protocol::CreateAclsRequest::kApiKey] = &handle_create_acls;
+  table[protocol::DeleteAclsRequest::kApiKey] = &handle_delete_acls;
+  table[protocol::DescribeAclsRequest::kApiKey] = &handle_describe_acls;
   return table;
 }
 

@@ -1,6 +1,7 @@
 #include "server/server.h"
 
 #include "base/log.h"
+#include "base/log_limit.h"
 
 namespace mirra::server {
 namespace {
@@ -16,7 +17,12 @@ std::string endpoint_string(const asio::ip::tcp::endpoint& ep) {
 }  // namespace
 
 Server::Server(asio::io_context& io, const ServerConfig& config, BrokerState& broker)
-    : io_(io), config_(config), broker_(broker), stop_timer_(io), closed_wake_(io) {}
+    : io_(io),
+      config_(config),
+      broker_(broker),
+      request_memory_(std::make_shared<RequestMemory>(queued_max_request_bytes(config))),
+      stop_timer_(io),
+      closed_wake_(io) {}
 
 asio::awaitable<void> Server::wait_closed() {
   while (!(stopping_ && connections_.empty())) {
@@ -78,7 +84,8 @@ asio::awaitable<void> Server::accept_loop(asio::ip::tcp::acceptor& acceptor, std
     if (stopping_) break;
     if (ec) {
       // EMFILE and friends: log and keep accepting rather than stop serving.
-      MIRRA_LOG_WARN("accept on {}: {}", listener, ec.message());
+      static log::Limiter limiter("accepting a connection");
+      MIRRA_LOG_WARN_LIMITED(limiter, "accept on {}: {}", listener, ec.message());
       asio::steady_timer backoff(io_, std::chrono::milliseconds(100));
       co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
@@ -93,8 +100,9 @@ void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener)
   if (ec) return;  // the client already went away
   ConnectionInfo info{next_id_++, endpoint_string(peer_ep), listener};
   if (connections_.size() >= static_cast<size_t>(config_.max_connections)) {
-    MIRRA_LOG_WARN("max.connections ({}) reached: refusing connection from {}",
-                   config_.max_connections, info.peer);
+    static log::Limiter limiter("refusing a connection over max.connections");
+    MIRRA_LOG_WARN_LIMITED(limiter, "max.connections ({}) reached: refusing connection from {}",
+                           config_.max_connections, info.peer);
     socket.close(ec);
     return;
   }
@@ -103,7 +111,8 @@ void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener)
   limits.max_request_bytes = config_.socket_request_max_bytes;
   limits.idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
   MIRRA_LOG_DEBUG("connection {} from {} on {}", info.id, info.peer, listener);
-  auto conn = std::make_shared<Connection>(std::move(socket), info, limits, broker_, *this);
+  auto conn = std::make_shared<Connection>(std::move(socket), info, limits, request_memory_,
+                                           broker_, *this);
   connections_.emplace(info.id, conn);
   conn->start();
 }

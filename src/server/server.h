@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "server/config.h"
 #include "server/connection.h"
+#include "server/request_memory.h"
 
 namespace mirra::server {
 
@@ -40,6 +41,8 @@ class Server {
   // Bound endpoints, in listener order (for tests and the start-up log).
   const std::vector<asio::ip::tcp::endpoint>& bound() const { return bound_; }
   size_t connection_count() const { return connections_.size(); }
+  // The request memory every connection reserves from (queued.max.request.bytes).
+  const RequestMemory& request_memory() const { return *request_memory_; }
 
   // Called by a Connection when it closes.
   void on_closed(uint64_t id);
@@ -51,6 +54,7 @@ class Server {
   asio::io_context& io_;
   const ServerConfig& config_;
   BrokerState& broker_;
+  std::shared_ptr<RequestMemory> request_memory_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
   std::vector<asio::ip::tcp::endpoint> bound_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;

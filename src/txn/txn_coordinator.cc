@@ -7,6 +7,7 @@
 
 #include "base/java_hash.h"
 #include "base/log.h"
+#include "base/log_limit.h"
 #include "cluster/partition_manager.h"
 
 namespace mirra::txn {
@@ -122,8 +123,9 @@ asio::awaitable<Status> TxnCoordinator::persist(TxnMetadata& m, TxnMetadata next
   records.push_back({encode_txn_key(m.transactional_id), encode_txn_value(v)});
   Status st = co_await topic_.append(partition_of(m.transactional_id), std::move(records));
   if (!st) {
-    MIRRA_LOG_WARN("transactional id {}: state {} not stored: {}", m.transactional_id,
-                   state_name(next.state), st.to_string());
+    static log::Limiter limiter("transaction state not stored");
+    MIRRA_LOG_WARN_LIMITED(limiter, "transactional id {}: state {} not stored: {}",
+                           m.transactional_id, state_name(next.state), st.to_string());
     co_return Status(ErrorCode::COORDINATOR_NOT_AVAILABLE, st.message());
   }
   next.busy = m.busy;

@@ -75,6 +75,32 @@ def produce_checked(c, topic, records, codec="none", big=False):
 
 # --- admin ---------------------------------------------------------------------------------
 
+def test_acl_apis_answer_security_disabled(broker):
+    """Without an authorizer the ACL APIs are advertised and answer SECURITY_DISABLED, as
+    Kafka's broker does: kafka-python's admin gets that error, not an unsupported API."""
+    from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType,
+                             ACLResourcePatternType, KafkaAdminClient, ResourcePattern,
+                             ResourcePatternFilter, ResourceType)
+    from kafka.errors import SecurityDisabledError
+    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=10000)
+    try:
+        topic = ResourcePattern(ResourceType.TOPIC, "acl-topic", ACLResourcePatternType.LITERAL)
+        acl = ACL("User:alice", "*", ACLOperation.READ, ACLPermissionType.ALLOW, topic)
+        created = admin.create_acls([acl])
+        assert created["succeeded"] == [], created
+        assert [(a, e) for a, e in created["failed"]] == [(acl, SecurityDisabledError)], created
+        every = ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
+                          ResourcePatternFilter(ResourceType.ANY, None,
+                                                ACLResourcePatternType.ANY))
+        with pytest.raises(SecurityDisabledError):
+            admin.describe_acls(every)
+        deleted = admin.delete_acls([every])
+        assert [(matching, err) for _, matching, err in deleted] == \
+            [([], SecurityDisabledError)], deleted
+    finally:
+        admin.close()
+
+
 @pytest.mark.parametrize("name", CLIENTS)
 def test_create_topic(broker, name):
     c = client(name, broker)

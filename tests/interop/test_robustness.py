@@ -3,6 +3,7 @@
 Each case must get the protocol's error or a closed connection, with a log line naming the
 peer, while a confluent-kafka producer and consumer on their own connections keep getting
 answers (bounded generously: the machine is shared, this is not a latency test)."""
+import re
 import struct
 import threading
 import time
@@ -225,3 +226,103 @@ def test_many_hostile_connections_at_once(broker, normal):
         peer_log(broker, peer, CLOSING_CASES[name][1], mark)
     assert not errors, errors
     normal.round_trip("parallel-after")
+
+
+# --- memory held by requests being read (queued.max.request.bytes) --------------------------
+
+HOG_FRAME = 16 * 1024 * 1024        # socket.request.max.bytes of the hog broker
+QUEUED_MAX = 2 * HOG_FRAME          # its queued.max.request.bytes
+HOGS = 10
+HOG_SENT = HOG_FRAME - 256 * 1024   # each hog sends all of its request but the last 256 KiB
+RSS_SLACK = 12 * 1024 * 1024        # the broker's own allocations while serving, besides requests
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS in /proc/{pid}/status")
+
+
+def test_partly_received_requests_hold_bounded_memory(tmp_path):
+    """Connections that send most of a large request and then wait must not make the broker
+    buffer them all: memory held by requests is bounded by queued.max.request.bytes and the
+    other connections wait without being read (back-pressure). Once the hogs close, a normal
+    client is served."""
+    b = Broker(tmp_path, {"socket.request.max.bytes": HOG_FRAME,
+                          "queued.max.request.bytes": QUEUED_MAX},
+               name="hog-broker").start()
+    from clients import ConfluentKafka
+    ConfluentKafka(b.bootstrap).create_topic("normal", 1)
+    normal = NormalClient(b.bootstrap, "normal")
+    try:
+        normal.round_trip("before-hogs")
+        base = rss_bytes(b.proc.pid)
+        payload = struct.pack(">i", HOG_FRAME) + hostile(0, 9, 1)[4:] + b"\0" * HOG_SENT
+        hogs = [connect(b.port, timeout=None) for _ in range(HOGS)]
+        sent = []
+
+        def send(s):
+            try:
+                s.sendall(payload[:4 + HOG_SENT])
+                sent.append(s)
+            except OSError:
+                pass  # closed at the end of the test while blocked
+
+        for s in hogs:
+            threading.Thread(target=send, args=(s,), daemon=True).start()
+        # The broker's peak RSS while the hogs send: sampled until every hog's bytes left the
+        # client (into the broker or the kernel's socket buffers) and 2 s more for the broker
+        # to read what it will, or 15 s at most.
+        peak, start, all_sent_at = base, time.monotonic(), None
+        while time.monotonic() - start < 15:
+            peak = max(peak, rss_bytes(b.proc.pid))
+            if all_sent_at is None and len(sent) == HOGS:
+                all_sent_at = time.monotonic()
+            if all_sent_at is not None and time.monotonic() - all_sent_at > 2:
+                break
+            time.sleep(0.02)  # sampling interval
+        grew = peak - base
+        print(f"broker RSS {base >> 20} MiB before the hogs, peak {peak >> 20} MiB")
+        for s in hogs:
+            s.close()
+        assert grew < QUEUED_MAX + RSS_SLACK, (
+            f"RSS grew by {grew >> 20} MiB with {HOGS} partly sent requests of "
+            f"{HOG_FRAME >> 20} MiB (queued.max.request.bytes {QUEUED_MAX >> 20} MiB)")
+        normal.round_trip("after-hogs")
+    finally:
+        normal.close()
+        stop_cleanly(b)
+
+
+def test_garbage_connections_do_not_flood_the_log(tmp_path):
+    """One warning per bad connection, rate-limited (base/log_limit.h: a burst of 20, then one
+    per 5 s): a burst of garbage connections writes a bounded number of lines, and the dropped
+    ones are counted in a later summary line."""
+    burst, refill_s, n = 20, 5.0, 150
+    b = Broker(tmp_path, name="garbage-broker").start()
+    try:
+        mark = b.mark()
+        start = time.monotonic()
+        for _ in range(n):
+            with connect(b.port) as s:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: mirra\r\n\r\n")
+                assert wait_closed(s), "garbage connection still open"
+        elapsed = time.monotonic() - start
+        rx = re.compile(closed_connection_log(None, r"exceeds the limit"))
+        written = sum(1 for line in b.log(mark).splitlines() if rx.search(line))
+        assert 0 < written <= burst + elapsed / refill_s + 1, (
+            f"{written} warnings for {n} garbage connections in {elapsed:.1f}s")
+        # Later garbage gets a line again, preceded by the count of those dropped.
+        summary = r"suppressed (\d+) similar messages \(closing a connection\)"
+        deadline = time.monotonic() + refill_s * 3
+        while not re.search(summary, b.log(mark)):
+            assert time.monotonic() < deadline, "no summary of the suppressed warnings"
+            with connect(b.port) as s:
+                s.sendall(b"GET / HTTP/1.1\r\n\r\n")
+                assert wait_closed(s)
+            time.sleep(0.1)  # pace of the later garbage (the scenario, not a synchronisation)
+        assert sum(int(c) for c in re.findall(summary, b.log(mark))) >= 1
+    finally:
+        stop_cleanly(b)

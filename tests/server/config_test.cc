@@ -90,6 +90,26 @@ TEST(Config, InvalidValuesNameKeyAndValue) {
   expect_error({"connections.max.idle.ms=0"}, "connections.max.idle.ms");
 }
 
+// queued.max.request.bytes: finite by default (twice socket.request.max.bytes, following it),
+// -1 unbounded as in Kafka, 0 refused.
+TEST(Config, QueuedMaxRequestBytes) {
+  auto defaults = load({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(queued_max_request_bytes(defaults->config), 2 * 104857600LL);
+  auto follows = load({"socket.request.max.bytes=1000"});
+  ASSERT_TRUE(follows.ok());
+  EXPECT_EQ(queued_max_request_bytes(follows->config), 2000);
+  auto set = load({"queued.max.request.bytes=5000", "socket.request.max.bytes=1000"});
+  ASSERT_TRUE(set.ok());
+  EXPECT_TRUE(set->warnings.empty());
+  EXPECT_EQ(queued_max_request_bytes(set->config), 5000);
+  auto unbounded = load({"queued.max.request.bytes=-1"});
+  ASSERT_TRUE(unbounded.ok());
+  EXPECT_EQ(queued_max_request_bytes(unbounded->config), -1);
+  expect_error({"queued.max.request.bytes=0"}, "queued.max.request.bytes");
+  expect_error({"queued.max.request.bytes=-2"}, "queued.max.request.bytes");
+}
+
 TEST(Config, Listeners) {
   auto r = parse_listeners("listeners", "PLAINTEXT://:0");
   ASSERT_TRUE(r.ok());

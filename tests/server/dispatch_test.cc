@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/create_acls.h"
+#include "protocol/messages/delete_acls.h"
 #include "protocol/messages/describe_acls.h"
+#include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/metadata.h"
 
 namespace mirra::server {
@@ -81,11 +84,62 @@ TEST(Dispatch, ApiVersionsAboveRangeGetsKip511Answer) {
 }
 
 TEST(Dispatch, UnimplementedApiClosesWithItsName) {
-  // DescribeAcls waits for the security issue; it is in the codec table, without a handler.
-  ASSERT_EQ(find_handler(protocol::DescribeAclsRequest::kApiKey), nullptr);
-  auto r = run(request(1, protocol::DescribeAclsRequest{}));
+  // DescribeClientQuotas waits for the throttling issue; it is in the codec table, without a
+  // handler.
+  ASSERT_EQ(find_handler(protocol::DescribeClientQuotasRequest::kApiKey), nullptr);
+  auto r = run(request(1, protocol::DescribeClientQuotasRequest{}));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("DescribeAcls"), std::string::npos);
+  EXPECT_NE(r.status().message().find("DescribeClientQuotas"), std::string::npos);
+}
+
+// The body of a response frame, after its header (v0 below flexible version 2, else v1).
+template <typename Resp>
+Resp decode_response(const Bytes& frame, int16_t version) {
+  protocol::Reader r(std::span<const uint8_t>(frame).subspan(protocol::kFrameSizeBytes));
+  EXPECT_EQ(r.read_int32(), 7);
+  if (version >= 2) {
+    EXPECT_EQ(r.read_uvarint(), 0u);  // no tagged fields in the header
+  }
+  Resp out;
+  EXPECT_TRUE(out.decode(r, version).ok());
+  EXPECT_EQ(r.remaining(), 0u);
+  return out;
+}
+
+// Without an authorizer the ACL APIs are advertised and refuse everything with
+// SECURITY_DISABLED, as Kafka does (docs/protocol.md): one result per creation and per filter.
+TEST(Dispatch, AclApisAnswerSecurityDisabledInEveryVersion) {
+  constexpr int16_t kSecurityDisabled = 54;
+  for (int16_t v = 0; v <= 3; ++v) {
+    SCOPED_TRACE(v);
+    protocol::CreateAclsRequest create;
+    create.creations.resize(2);
+    auto created = run(request(v, create));
+    ASSERT_TRUE(created.ok()) << created.status().to_string();
+    auto cr = decode_response<protocol::CreateAclsResponse>(created->bytes, v);
+    ASSERT_EQ(cr.results.size(), 2u);
+    for (const auto& r : cr.results) {
+      EXPECT_EQ(r.error_code, kSecurityDisabled);
+      EXPECT_NE(r.error_message.value_or("").find("authorizer"), std::string::npos);
+    }
+
+    auto described = run(request(v, protocol::DescribeAclsRequest{}));
+    ASSERT_TRUE(described.ok()) << described.status().to_string();
+    auto dr = decode_response<protocol::DescribeAclsResponse>(described->bytes, v);
+    EXPECT_EQ(dr.error_code, kSecurityDisabled);
+    EXPECT_TRUE(dr.resources.empty());
+
+    protocol::DeleteAclsRequest del;
+    del.filters.resize(3);
+    auto deleted = run(request(v, del));
+    ASSERT_TRUE(deleted.ok()) << deleted.status().to_string();
+    auto delr = decode_response<protocol::DeleteAclsResponse>(deleted->bytes, v);
+    ASSERT_EQ(delr.filter_results.size(), 3u);
+    for (const auto& r : delr.filter_results) {
+      EXPECT_EQ(r.error_code, kSecurityDisabled);
+      EXPECT_TRUE(r.matching_acls.empty());
+    }
+  }
 }
 
 TEST(Dispatch, UnknownKeyAndBadVersionClose) {

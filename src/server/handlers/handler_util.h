@@ -32,6 +32,11 @@ constexpr int32_t kAllClusterOperations = (1 << 4) | (1 << 7) | (1 << 8) | (1 <<
 // Group: READ, DESCRIBE, DELETE.
 constexpr int32_t kAllGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 
+// The message of SECURITY_DISABLED in the ACL APIs' answers: Kafka advertises them on a
+// broker without an authorizer and refuses each creation, filter and description this way.
+inline constexpr std::string_view kNoAuthorizerMessage =
+    "ACLs need an authorizer and none is configured on this broker";
+
 // The client's address as Kafka reports it in group member descriptions ("/127.0.0.1").
 std::string client_host(const RequestContext& ctx);
 

@@ -63,4 +63,9 @@ inline ErrorCode fenced_for(ErrorCode e, bool client_knows_fenced) {
 // UNSUPPORTED_VERSION and the full list, so the client can retry with a version it sees.
 protocol::Bytes api_versions_unsupported_response(int32_t correlation_id);
 
+// ACLs (no authorizer yet: every answer is SECURITY_DISABLED).
+asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx);
+
 }  // namespace mirra::server
