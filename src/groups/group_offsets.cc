@@ -71,12 +71,9 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
     refusal = ErrorCode::COORDINATOR_NOT_AVAILABLE;
   } else if (generation < 0 && g->is(GroupState::empty)) {
     // Accepted: nobody owns the partitions.
-  } else if (req.group_instance_id &&
-             (g->static_members.count(*req.group_instance_id) == 0 ||
-              g->static_members[*req.group_instance_id] != req.member_id)) {
-    refusal = ErrorCode::FENCED_INSTANCE_ID;
-  } else if (!g->has_member(req.member_id)) {
-    refusal = ErrorCode::UNKNOWN_MEMBER_ID;
+  } else if (ErrorCode e = g->check_member(req.member_id, req.group_instance_id);
+             e != ErrorCode::NONE) {
+    refusal = e;
   } else if (generation != g->generation) {
     refusal = ErrorCode::ILLEGAL_GENERATION;
   } else if (g->is(GroupState::completing_rebalance)) {
