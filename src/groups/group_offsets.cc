@@ -65,8 +65,10 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   ErrorCode refusal = ErrorCode::NONE;
   if (g == nullptr) {
     // Only a commit outside any generation (admin tools, simple consumers) creates a group.
+    // A generation names a group that must exist: from v9 Kafka says so, before it answered
+    // ILLEGAL_GENERATION (kept for older clients).
     if (generation < 0) g = &get_or_create(req.group_id);
-    else refusal = ErrorCode::ILLEGAL_GENERATION;
+    else refusal = version >= 9 ? ErrorCode::GROUP_ID_NOT_FOUND : ErrorCode::ILLEGAL_GENERATION;
   } else if (g->is(GroupState::dead)) {
     refusal = ErrorCode::COORDINATOR_NOT_AVAILABLE;
   } else if (generation < 0 && g->is(GroupState::empty)) {

@@ -21,7 +21,7 @@ using protocol::TxnOffsetCommitResponse;
 // metadata (KIP-447: a generation, a member id or a group.instance.id) must be the member it
 // names (Group::check_member) in the current generation; one that sends none is accepted.
 ErrorCode check_txn_committer(const Group* g, const TxnOffsetCommitRequest& req) {
-  if (g == nullptr) return ErrorCode::NONE;
+  if (g == nullptr) return req.generation_id < 0 ? ErrorCode::NONE : ErrorCode::ILLEGAL_GENERATION;
   if (g->is(GroupState::dead)) return ErrorCode::COORDINATOR_NOT_AVAILABLE;
   if (req.generation_id < 0 && g->is(GroupState::empty)) return ErrorCode::NONE;
   if (req.generation_id < 0 && req.member_id.empty() && !req.group_instance_id) {

@@ -36,9 +36,9 @@ asio::awaitable<void> do_sync(GroupCoordinator& c, SyncGroupRequest req,
                               Answer<SyncGroupResponse> out) {
   out->emplace(co_await c.sync(req, kSyncV));
 }
-asio::awaitable<void> do_commit(GroupCoordinator& c, OffsetCommitRequest req,
+asio::awaitable<void> do_commit(GroupCoordinator& c, std::pair<OffsetCommitRequest, int16_t> req,
                                 Answer<OffsetCommitResponse> out) {
-  out->emplace(co_await c.commit(req, kCommitV));
+  out->emplace(co_await c.commit(req.first, req.second));
 }
 asio::awaitable<void> do_txn_commit(GroupCoordinator& c, TxnOffsetCommitRequest req,
                                     Answer<TxnOffsetCommitResponse> out) {
@@ -144,8 +144,8 @@ class GroupCoordinatorTest : public cluster::testing::ClusterTest {
     return coordinator_->heartbeat({"g", generation, member, std::move(instance), {}}).error_code;
   }
 
-  int16_t commit(const std::string& member, int32_t generation,
-                 std::optional<std::string> instance) {
+  int16_t commit(const std::string& member, int32_t generation, std::optional<std::string> instance,
+                 int16_t version = kCommitV) {
     OffsetCommitRequest req;
     req.group_id = "g";
     req.generation_id_or_member_epoch = generation;
@@ -153,7 +153,7 @@ class GroupCoordinatorTest : public cluster::testing::ClusterTest {
     req.group_instance_id = std::move(instance);
     req.topics.emplace_back().name = "t";
     req.topics[0].partitions.push_back({0, 42, -1, std::string(), {}});
-    auto r = finish(start<OffsetCommitResponse>(do_commit, std::move(req)));
+    auto r = finish(start<OffsetCommitResponse>(do_commit, std::pair(std::move(req), version)));
     return r.topics.empty() ? int16_t(-1) : r.topics[0].partitions.at(0).error_code;
   }
 
@@ -287,6 +287,18 @@ TEST_F(GroupCoordinatorTest, StaticMembersExpireWithTheirSession) {
                          2 * GroupCoordinator::kSweepInterval + std::chrono::milliseconds(500));
   EXPECT_TRUE(coordinator_->find("g")->static_members.empty());
   EXPECT_EQ(delete_group(), 0);
+}
+
+// A commit naming a generation of a group the coordinator does not know: Kafka answers
+// GROUP_ID_NOT_FOUND from OffsetCommit v9 (ILLEGAL_GENERATION before), and ILLEGAL_GENERATION
+// to TxnOffsetCommit; without a generation both create the group and are accepted.
+TEST_F(GroupCoordinatorTest, CommitsWithAGenerationToAnUnknownGroup) {
+  EXPECT_EQ(commit("m", 3, std::nullopt, 9), err(ErrorCode::GROUP_ID_NOT_FOUND));
+  EXPECT_EQ(commit("m", 3, std::nullopt, 8), err(ErrorCode::ILLEGAL_GENERATION));
+  EXPECT_EQ(txn_commit("m", 3, std::nullopt), err(ErrorCode::ILLEGAL_GENERATION));
+  EXPECT_EQ(coordinator_->find("g"), nullptr);
+  EXPECT_EQ(txn_commit("", -1, std::nullopt), 0);
+  EXPECT_EQ(commit("", -1, std::nullopt, 9), 0);
 }
 
 }  // namespace
