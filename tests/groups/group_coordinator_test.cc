@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "../cluster/cluster_fixture.h"
+#include "join_request.h"
 
 namespace mirra::groups {
 namespace {
@@ -95,15 +96,7 @@ class GroupCoordinatorTest : public cluster::testing::ClusterTest {
 
   static JoinGroupRequest join_request(const std::string& member_id,
                                        std::optional<std::string> instance = std::nullopt) {
-    JoinGroupRequest req;
-    req.group_id = "g";
-    req.session_timeout_ms = kSessionMs;
-    req.rebalance_timeout_ms = 10000;
-    req.member_id = member_id;
-    req.group_instance_id = std::move(instance);
-    req.protocol_type = "consumer";
-    req.protocols.push_back({"range", {1, 2, 3}, {}});
-    return req;
+    return testing::join_request(member_id, kSessionMs, std::move(instance));
   }
 
   Answer<JoinGroupResponse> start_join(const std::string& member_id,
