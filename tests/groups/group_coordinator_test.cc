@@ -275,9 +275,10 @@ TEST_F(GroupCoordinatorTest, StaticMembersExpireWithTheirSession) {
   ASSERT_TRUE(run_until([&] { return coordinator_->find("g")->is(GroupState::empty); }));
   const auto emptied = SteadyClock::now();
   EXPECT_GE(emptied, last_call + std::chrono::milliseconds(kSessionMs));
-  // Session timeout + one sweep interval, and as much again for a loaded machine.
+  // The documented bound is the session timeout plus one sweep interval; the extra second
+  // is for the scheduling of a loaded machine (sanitizer builds), not for the coordinator.
   EXPECT_LE(emptied, last_call + std::chrono::milliseconds(kSessionMs) +
-                         2 * GroupCoordinator::kSweepInterval + std::chrono::milliseconds(500));
+                         GroupCoordinator::kSweepInterval + std::chrono::seconds(1));
   EXPECT_TRUE(coordinator_->find("g")->static_members.empty());
   EXPECT_EQ(delete_group(), 0);
 }
