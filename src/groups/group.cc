@@ -59,6 +59,16 @@ const Bytes* Member::metadata_for(std::string_view protocol) const {
   return nullptr;
 }
 
+ErrorCode Group::check_member(const std::string& member_id,
+                              const std::optional<std::string>& instance_id) const {
+  if (instance_id) {
+    auto it = static_members.find(*instance_id);
+    if (it == static_members.end()) return ErrorCode::UNKNOWN_MEMBER_ID;
+    if (it->second != member_id) return ErrorCode::FENCED_INSTANCE_ID;
+  }
+  return has_member(member_id) ? ErrorCode::NONE : ErrorCode::UNKNOWN_MEMBER_ID;
+}
+
 bool Group::all_members_joined() const {
   if (!pending_members.empty()) return false;
   return std::all_of(members.begin(), members.end(),

@@ -105,6 +105,14 @@ struct Group {
   uint64_t next_join_order = 0;
 
   bool has_member(const std::string& member_id) const { return members.count(member_id) != 0; }
+  // Who may act as a member (heartbeat, sync, rejoin, commit), in the order Kafka's
+  // coordinator checks (KIP-345): a request naming a group.instance.id must come from the
+  // member now registered for it, FENCED_INSTANCE_ID when another member took the instance
+  // over (checked before the member id, so a replaced static member learns it was replaced
+  // and stops instead of rejoining and taking the slot back), UNKNOWN_MEMBER_ID when no member
+  // holds the instance; then the member id must be a member's (UNKNOWN_MEMBER_ID).
+  ErrorCode check_member(const std::string& member_id,
+                         const std::optional<std::string>& instance_id) const;
   bool is(GroupState s) const { return state == s; }
   // Every member has rejoined and no member id handed out is still expected.
   bool all_members_joined() const;

@@ -51,14 +51,6 @@ std::string new_member_id(const std::string& prefix) {
   return fmt::format("{}-{}", prefix.substr(0, kMaxPrefix), Uuid::random().to_string());
 }
 
-// KIP-345: a request naming a group.instance.id must come from the member registered for it.
-bool fenced(const Group& g, const std::optional<std::string>& instance_id,
-            const std::string& member_id) {
-  if (!instance_id) return false;
-  auto it = g.static_members.find(*instance_id);
-  return it == g.static_members.end() || it->second != member_id;
-}
-
 }  // namespace
 
 GroupCoordinator::GroupCoordinator(asio::any_io_executor core, OffsetsTopic& topic,
@@ -278,16 +270,11 @@ JoinWaiter GroupCoordinator::join_known_member(Group& g, const JoinGroupRequest&
     maybe_complete_join(g);
     return waiter;
   }
-  auto it = g.members.find(id);
-  if (it == g.members.end()) {
-    waiter->set(join_error(ErrorCode::UNKNOWN_MEMBER_ID, id, version));
+  if (ErrorCode e = g.check_member(id, req.group_instance_id); e != ErrorCode::NONE) {
+    waiter->set(join_error(e, id, version));
     return waiter;
   }
-  if (fenced(g, req.group_instance_id, id)) {
-    waiter->set(join_error(ErrorCode::FENCED_INSTANCE_ID, id, version));
-    return waiter;
-  }
-  Member& m = it->second;
+  Member& m = g.members.at(id);
   const bool changed = m.protocols != protocols_of(req);
   const bool answer_now = !changed && (g.is(GroupState::completing_rebalance) ||
                                        (g.is(GroupState::stable) && g.leader != id));
@@ -320,17 +307,15 @@ asio::awaitable<SyncGroupResponse> GroupCoordinator::sync(const SyncGroupRequest
   if (git == groups_.end()) co_return sync_error(ErrorCode::UNKNOWN_MEMBER_ID);
   Group& g = git->second;
   if (g.is(GroupState::dead)) co_return sync_error(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  auto mit = g.members.find(req.member_id);
-  if (mit == g.members.end()) co_return sync_error(ErrorCode::UNKNOWN_MEMBER_ID);
-  if (fenced(g, req.group_instance_id, req.member_id)) {
-    co_return sync_error(ErrorCode::FENCED_INSTANCE_ID);
+  if (ErrorCode e = g.check_member(req.member_id, req.group_instance_id); e != ErrorCode::NONE) {
+    co_return sync_error(e);
   }
   if (req.generation_id != g.generation) co_return sync_error(ErrorCode::ILLEGAL_GENERATION);
   if ((req.protocol_type && *req.protocol_type != g.protocol_type) ||
       (req.protocol_name && *req.protocol_name != g.protocol)) {
     co_return sync_error(ErrorCode::INCONSISTENT_GROUP_PROTOCOL);
   }
-  Member& m = mit->second;
+  Member& m = g.members.at(req.member_id);
   touch(m);
   switch (g.state) {
     case GroupState::empty:
@@ -376,8 +361,7 @@ asio::awaitable<void> GroupCoordinator::complete_sync(std::string group_id, int3
                    written.to_string());
     for (auto& [id, m] : g.members) {
       m.assignment.clear();
-      if (m.awaiting_sync) m.awaiting_sync->set(sync_error(ErrorCode::COORDINATOR_NOT_AVAILABLE));
-      m.awaiting_sync = nullptr;
+      if (m.awaiting_sync) answer_sync(m, sync_error(ErrorCode::COORDINATOR_NOT_AVAILABLE));
     }
     prepare_rebalance(g, "storing the assignment failed");
     co_return;
@@ -391,8 +375,7 @@ asio::awaitable<void> GroupCoordinator::complete_sync(std::string group_id, int3
     r.protocol_type = g.protocol_type;
     r.protocol_name = g.protocol;
     r.assignment = m.assignment;
-    m.awaiting_sync->set(std::move(r));
-    m.awaiting_sync = nullptr;
+    answer_sync(m, std::move(r));
   }
 }
 
@@ -408,11 +391,11 @@ protocol::HeartbeatResponse GroupCoordinator::heartbeat(const protocol::Heartbea
   if (git == groups_.end()) return answer(ErrorCode::UNKNOWN_MEMBER_ID);
   Group& g = git->second;
   if (g.is(GroupState::dead)) return answer(ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  auto mit = g.members.find(req.member_id);
-  if (mit == g.members.end()) return answer(ErrorCode::UNKNOWN_MEMBER_ID);
-  if (fenced(g, req.group_instance_id, req.member_id)) return answer(ErrorCode::FENCED_INSTANCE_ID);
+  if (ErrorCode e = g.check_member(req.member_id, req.group_instance_id); e != ErrorCode::NONE) {
+    return answer(e);
+  }
   if (req.generation_id != g.generation) return answer(ErrorCode::ILLEGAL_GENERATION);
-  touch(mit->second);
+  touch(g.members.at(req.member_id));
   if (g.is(GroupState::preparing_rebalance)) return answer(ErrorCode::REBALANCE_IN_PROGRESS);
   return answer(ErrorCode::NONE);
 }

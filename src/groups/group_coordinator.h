@@ -141,6 +141,8 @@ class GroupCoordinator {
   void set_state(Group& g, GroupState s);
   std::chrono::milliseconds phase_wait(int64_t ms) const;
   void touch(Member& m) const;
+  // Answers the member's parked SyncGroup and restarts its session (Kafka's rule).
+  void answer_sync(Member& m, protocol::SyncGroupResponse r) const;
   // The group's membership record, written now (awaited) or in the background (logged).
   asio::awaitable<Status> write_group(const std::string& group_id);
   void persist_group(const Group& g);

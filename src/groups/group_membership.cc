@@ -29,6 +29,18 @@ void GroupCoordinator::touch(Member& m) const {
   m.heartbeat_deadline = SteadyClock::now() + ms(m.session_timeout_ms);
 }
 
+void GroupCoordinator::answer_sync(Member& m, protocol::SyncGroupResponse r) const {
+  MIRRA_ASSERT(m.awaiting_sync != nullptr, "member {} has no parked SyncGroup", m.id);
+  m.awaiting_sync->set(std::move(r));
+  m.awaiting_sync = nullptr;
+  // A parked SyncGroup is exempt from session expiry, so its heartbeat deadline may have
+  // passed while it waited for a slow leader or for the membership record to be stored. As
+  // Kafka's coordinator does when it propagates assignments, the session runs again from the
+  // answer: otherwise the next sweep would evict the member the moment it got its
+  // assignment, before it could heartbeat, and the client would report its partitions lost.
+  touch(m);
+}
+
 void GroupCoordinator::prepare_rebalance(Group& g, const std::string& reason) {
   if (g.is(GroupState::completing_rebalance)) {
     // Assignments of the generation being abandoned are void; members waiting for them rejoin.
@@ -37,8 +49,7 @@ void GroupCoordinator::prepare_rebalance(Group& g, const std::string& reason) {
       if (m.awaiting_sync) {
         protocol::SyncGroupResponse r;
         r.error_code = error_number(ErrorCode::REBALANCE_IN_PROGRESS);
-        m.awaiting_sync->set(std::move(r));
-        m.awaiting_sync = nullptr;
+        answer_sync(m, std::move(r));
       }
     }
   }

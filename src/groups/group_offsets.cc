@@ -66,18 +66,17 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   ErrorCode refusal = ErrorCode::NONE;
   if (g == nullptr) {
     // Only a commit outside any generation (admin tools, simple consumers) creates a group.
+    // A generation names a group that must exist: from v9 Kafka says so, before it answered
+    // ILLEGAL_GENERATION (kept for older clients).
     if (generation < 0) g = &get_or_create(req.group_id);
-    else refusal = ErrorCode::ILLEGAL_GENERATION;
+    else refusal = version >= 9 ? ErrorCode::GROUP_ID_NOT_FOUND : ErrorCode::ILLEGAL_GENERATION;
   } else if (g->is(GroupState::dead)) {
     refusal = ErrorCode::COORDINATOR_NOT_AVAILABLE;
   } else if (generation < 0 && g->is(GroupState::empty)) {
     // Accepted: nobody owns the partitions.
-  } else if (req.group_instance_id &&
-             (g->static_members.count(*req.group_instance_id) == 0 ||
-              g->static_members[*req.group_instance_id] != req.member_id)) {
-    refusal = ErrorCode::FENCED_INSTANCE_ID;
-  } else if (!g->has_member(req.member_id)) {
-    refusal = ErrorCode::UNKNOWN_MEMBER_ID;
+  } else if (ErrorCode e = g->check_member(req.member_id, req.group_instance_id);
+             e != ErrorCode::NONE) {
+    refusal = e;
   } else if (generation != g->generation) {
     refusal = ErrorCode::ILLEGAL_GENERATION;
   } else if (g->is(GroupState::completing_rebalance)) {

@@ -18,21 +18,20 @@ constexpr const char* kMirraLogComponent = "groups";
 using protocol::TxnOffsetCommitRequest;
 using protocol::TxnOffsetCommitResponse;
 
-// Kafka's checks of a transactional commit against the group: a member id or generation, when
-// given, must match (clients without group metadata send neither and are accepted).
+// Kafka's checks of a transactional commit against the group: a producer that sends group
+// metadata (KIP-447: a generation, a member id or a group.instance.id) must be the member it
+// names (Group::check_member) in the current generation; one that sends none is accepted.
 ErrorCode check_txn_committer(const Group* g, const TxnOffsetCommitRequest& req) {
-  if (g == nullptr) return ErrorCode::NONE;
+  if (g == nullptr) return req.generation_id < 0 ? ErrorCode::NONE : ErrorCode::ILLEGAL_GENERATION;
   if (g->is(GroupState::dead)) return ErrorCode::COORDINATOR_NOT_AVAILABLE;
-  if (req.group_instance_id) {
-    auto it = g->static_members.find(*req.group_instance_id);
-    if (it == g->static_members.end() || it->second != req.member_id) {
-      return ErrorCode::FENCED_INSTANCE_ID;
-    }
+  if (req.generation_id < 0 && g->is(GroupState::empty)) return ErrorCode::NONE;
+  if (req.generation_id < 0 && req.member_id.empty() && !req.group_instance_id) {
+    return ErrorCode::NONE;
   }
-  if (!req.member_id.empty() && !g->has_member(req.member_id)) return ErrorCode::UNKNOWN_MEMBER_ID;
-  if (req.generation_id >= 0 && req.generation_id != g->generation) {
-    return ErrorCode::ILLEGAL_GENERATION;
+  if (ErrorCode e = g->check_member(req.member_id, req.group_instance_id); e != ErrorCode::NONE) {
+    return e;
   }
+  if (req.generation_id != g->generation) return ErrorCode::ILLEGAL_GENERATION;
   return ErrorCode::NONE;
 }
 

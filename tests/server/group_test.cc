@@ -4,6 +4,7 @@
 // Kafka's acceptance rules, admin calls, and offsets and membership surviving a restart.
 #include <gtest/gtest.h>
 
+#include "../groups/join_request.h"
 #include "groups/group_coordinator.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_groups.h"
@@ -67,15 +68,7 @@ class GroupTest : public ::testing::Test {
 
   static JoinGroupRequest join_request(const std::string& member_id, int32_t session_ms = 10000,
                                        std::optional<std::string> instance = std::nullopt) {
-    JoinGroupRequest req;
-    req.group_id = "g";
-    req.session_timeout_ms = session_ms;
-    req.rebalance_timeout_ms = 10000;
-    req.member_id = member_id;
-    req.group_instance_id = std::move(instance);
-    req.protocol_type = "consumer";
-    req.protocols.push_back({"range", {1, 2, 3}, {}});
-    return req;
+    return groups::testing::join_request(member_id, session_ms, std::move(instance));
   }
 
   // A first join: MEMBER_ID_REQUIRED with an id, then the join with it (parked).
