@@ -127,7 +127,14 @@ const KeySpec* spec_of(std::string_view key) {
 
 // docs/mirroring-design.md §9: the connection to the source is plaintext until TLS and SASL are
 // built, so a mirror asking for either would copy in the clear without authenticating.
+// security.protocol is looked at first: it says what the mirror asked for.
 Status check_honoured(const MirrorConfigs& configs) {
+  if (auto it = configs.find("security.protocol"); it != configs.end()) {
+    if (Status s = client::check_plaintext_setting("mirror config", it->first, it->second);
+        !s.ok()) {
+      return s;
+    }
+  }
   for (const auto& [key, value] : configs) {
     if (Status s = client::check_plaintext_setting("mirror config", key, value); !s.ok()) return s;
   }

@@ -115,6 +115,11 @@ TEST(MirrorConfigs, SecurityTheSourceConnectionCannotHonourIsRefused) {
       EXPECT_EQ(s.message().find("hunter2"), std::string::npos) << s.message();
     }
   }
+  // The protocol asked for is named first, before the keys that go with it.
+  auto both = validate_mirror_configs({{"bootstrap.servers", "h:1"},
+                                       {"sasl.mechanism", "PLAIN"},
+                                       {"security.protocol", "SASL_SSL"}});
+  EXPECT_NE(both.status().message().find("security.protocol=SASL_SSL"), std::string::npos);
   // The one protocol the connection speaks is accepted, in any case.
   EXPECT_TRUE(
       parse_mirror_settings({{"bootstrap.servers", "h:1"}, {"security.protocol", "Plaintext"}})
