@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include "client/security.h"
+
 namespace mirra::cli {
 
 int fail(std::string_view command, std::string_view message) {
@@ -64,7 +66,10 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
       target = client::Millis(v.value());
       return Status::OK();
     };
-    Status s;
+    // The connection is plaintext: a client asked to use TLS or SASL is refused, not connected
+    // in the clear (docs/mirroring-design.md §9).
+    Status s = client::check_plaintext_setting("client property", key, value);
+    if (!s.ok()) return s;
     if (key == "client.id") {
       o.client_id = value;
     } else if (key == "request.timeout.ms") {
@@ -77,7 +82,7 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
       s = ms(o.retry_timeout);
     }
     // Other Kafka client properties have no meaning for this client; they are accepted so
-    // that existing command lines keep working.
+    // that existing command lines keep working (security ones excepted, above).
     if (!s.ok()) return s;
   }
   auto servers = client::parse_bootstrap_servers(bootstrap_servers);

@@ -159,6 +159,41 @@ Result<std::vector<client::MirrorTopicResult>> send_topics_request(
   return c.run(async.resume_mirror_topics(a.mirror, std::move(names), std::move(patterns)));
 }
 
+// "0:5, 1:7": one field per partition, as the --add and --remove lines show them.
+template <typename T>
+std::string per_partition(const std::vector<T>& items, int64_t T::*field) {
+  std::vector<std::string> out;
+  for (const T& item : items) out.push_back(fmt::format("{}:{}", item.partition, item.*field));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+template <typename T>
+int64_t total_discarded(const std::vector<T>& items) {
+  int64_t total = 0;
+  for (const T& item : items) total += item.discarded;
+  return total;
+}
+
+// --add of a topic that was restarted (a failback, or a restart after a failover, §6) and
+// --remove (§5): where each partition was truncated and how many offsets above that point the
+// broker discarded, per partition and in total, so the operator need not read the broker's log.
+void print_restarts(const client::MirrorTopicResult& t) {
+  fmt::print(
+      "Topic \"{}\" was truncated before mirroring resumed: truncated to (partition:offset) {}; "
+      "discarded above it (partition:offsets) {}, {} in total.\n",
+      t.name, per_partition(t.restarts, &client::MirrorPartitionRestart::truncated_to),
+      per_partition(t.restarts, &client::MirrorPartitionRestart::discarded),
+      total_discarded(t.restarts));
+}
+
+void print_failover(const client::MirrorTopicResult& t) {
+  fmt::print(
+      "Topic \"{}\" failed over and is writable; last mirrored offsets (partition:LMO) {}; "
+      "discarded above the LSO (partition:offsets) {}, {} in total.\n",
+      t.name, per_partition(t.stops, &client::MirrorPartitionStop::last_mirrored_offset),
+      per_partition(t.stops, &client::MirrorPartitionStop::discarded), total_discarded(t.stops));
+}
+
 // --add, --remove, --pause and --resume: the topics' outcomes, the first error as the
 // command's.
 int topics_command(client::SyncClient& c, const MirrorArgs& a) {
@@ -173,16 +208,11 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
     } else if (a.add) {
       fmt::print("Topic \"{}\" (id {}) is mirrored by \"{}\".\n", t.name, t.id.to_string(),
                  a.mirror);
+      if (!t.restarts.empty()) print_restarts(t);
     } else if (a.pause || a.resume) {
       fmt::print("Topic \"{}\" is {}.\n", t.name, a.pause ? "paused" : "mirrored again");
     } else {
-      std::vector<std::string> lmos;
-      for (const auto& [p, lmo] : t.last_mirrored_offsets)
-        lmos.push_back(fmt::format("{}:{}", p, lmo));
-      fmt::print(
-          "Topic \"{}\" failed over and is writable; last mirrored offsets (partition:LMO) "
-          "{}.\n",
-          t.name, fmt::join(lmos, ", "));
+      print_failover(t);
     }
   }
   if (!first_error.empty()) return fail(kCommand, first_error);

@@ -56,7 +56,12 @@ Result<std::vector<MirrorTopicResult>> topic_results(const Resp& r, const std::s
     o.status = status_from(t.error_code, t.error_message, "topic " + t.name);
     if constexpr (std::is_same_v<Resp, protocol::RemoveTopicsFromMirrorResponse>) {
       for (const auto& p : t.partitions) {
-        o.last_mirrored_offsets.emplace_back(p.partition_index, p.last_mirrored_offset);
+        o.stops.push_back({p.partition_index, p.last_mirrored_offset, p.discarded_records});
+      }
+    }
+    if constexpr (std::is_same_v<Resp, protocol::AddTopicsToMirrorResponse>) {
+      for (const auto& p : t.partitions) {
+        o.restarts.push_back({p.partition_index, p.truncated_to_offset, p.discarded_records});
       }
     }
   }

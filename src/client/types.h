@@ -388,11 +388,29 @@ struct MirrorListing {
   std::vector<MirrorTopicListing> topics;  // with include_topics only
 };
 
+// A partition that AddTopicsToMirror restarted (a failback, or a restart after a failover;
+// docs/mirroring-design.md §6): where it was truncated and how many offsets above that point
+// were discarded.
+struct MirrorPartitionRestart {
+  int32_t partition = 0;
+  int64_t truncated_to = -1;
+  int64_t discarded = 0;
+};
+
+// A partition that RemoveTopicsFromMirror failed over (§5): its LMO, and how many offsets above
+// it (the local LSO) the failover's truncation discarded.
+struct MirrorPartitionStop {
+  int32_t partition = 0;
+  int64_t last_mirrored_offset = -1;
+  int64_t discarded = 0;
+};
+
 struct MirrorTopicResult {
   std::string name;
   Uuid id;
   Status status;
-  std::vector<std::pair<int32_t, int64_t>> last_mirrored_offsets;  // failover: partition, LMO
+  std::vector<MirrorPartitionStop> stops;        // RemoveTopicsFromMirror
+  std::vector<MirrorPartitionRestart> restarts;  // AddTopicsToMirror
 };
 
 // One partition as DescribeMirrors shows it; -1 where unknown.

@@ -34,9 +34,9 @@ std::optional<std::string> recorded_source_cluster_id(
 }
 
 std::string_view mirror_state_name(int8_t state) {
-  static constexpr std::string_view names[] = {"PREPARING", "MIRRORING", "PAUSED",
-                                               "STOPPING",  "STOPPED",   "FAILED"};
-  return state >= 0 && state < 6 ? names[state] : "-";
+  static constexpr std::string_view names[] = {"PREPARING", "MIRRORING", "PAUSED",      "STOPPING",
+                                               "STOPPED",   "FAILED",    "NOT_MIRRORED"};
+  return state >= 0 && state <= kNotMirroredState ? names[state] : "-";
 }
 
 int8_t topic_state(const std::vector<const MirrorStateValue*>& partitions) {

@@ -284,7 +284,10 @@ asio::awaitable<void> MirrorRunner::check_source_topics() {
   std::vector<SinkTopic> topics = ctx_.sink.topics(name_);  // copies: they may change meanwhile
   std::vector<std::string> names;
   for (const SinkTopic& t : topics) names.push_back(t.name);
-  if (names.empty()) co_return;
+  if (names.empty()) {
+    source_only_.clear();
+    co_return;
+  }
   auto md = co_await admin_->metadata(names);
   if (!md.ok()) co_return;  // unreachable: the fetches report that
   for (const SinkTopic& t : topics) {
@@ -305,6 +308,44 @@ asio::awaitable<void> MirrorRunner::check_source_topics() {
       if (fetching({t.id, partition})) co_await mark_failed(tp, gone);
     }
   }
+  co_await note_source_only(topics, md.value());
+}
+
+// Until the sync tasks mirror them (§8), partitions added on the source are shown by describe
+// with the source's log end as their lag, so that "lag 0" never hides them.
+asio::awaitable<void> MirrorRunner::note_source_only(const std::vector<SinkTopic>& topics,
+                                                     const client::ClusterMetadata& source) {
+  std::vector<client::OffsetQuery> ends;
+  for (const SinkTopic& t : topics) {
+    const client::TopicInfo* st = source.topic(t.name);
+    if (st == nullptr || st->error != ErrorCode::NONE || (!st->id.is_zero() && st->id != t.id)) {
+      continue;
+    }
+    for (const client::PartitionInfo& p : st->partitions) {
+      if (std::find(t.partitions.begin(), t.partitions.end(), p.partition) == t.partitions.end()) {
+        ends.push_back({{t.name, p.partition}, client::kLatestTimestamp});
+      }
+    }
+  }
+  std::map<client::TopicPartition, int64_t> found;
+  for (const client::OffsetQuery& q : ends) found.emplace(q.tp, -1);
+  if (!ends.empty()) {
+    auto listed = co_await admin_->list_offsets(std::move(ends));
+    if (listed.ok()) {
+      for (const client::PartitionOffset& o : listed.value()) {
+        if (o.status.ok() && found.count(o.tp)) found[o.tp] = o.offset;
+      }
+    }
+  }
+  for (const auto& [tp, end] : found) {
+    if (!source_only_.count(tp)) {
+      MIRRA_LOG_WARN(
+          "mirror {}: the source has partition {}, which the destination's topic lacks (added "
+          "on the source after the topic was added): it is not mirrored",
+          name_, client::to_string(tp));
+    }
+  }
+  source_only_ = std::move(found);
 }
 
 }  // namespace mirra::mirror

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "client/security.h"
 #include "client/types.h"
 
 namespace mirra::mirror {
@@ -124,6 +125,22 @@ const KeySpec* spec_of(std::string_view key) {
   return nullptr;
 }
 
+// docs/mirroring-design.md §9: the connection to the source is plaintext until TLS and SASL are
+// built, so a mirror asking for either would copy in the clear without authenticating.
+// security.protocol is looked at first: it says what the mirror asked for.
+Status check_honoured(const MirrorConfigs& configs) {
+  if (auto it = configs.find("security.protocol"); it != configs.end()) {
+    if (Status s = client::check_plaintext_setting("mirror config", it->first, it->second);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& [key, value] : configs) {
+    if (Status s = client::check_plaintext_setting("mirror config", key, value); !s.ok()) return s;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status validate_mirror_name(std::string_view name) {
@@ -170,6 +187,7 @@ Result<MirrorConfigs> validate_mirror_configs(
   if (!out.count("bootstrap.servers")) {
     return Status(ErrorCode::INVALID_CONFIG, "mirror config bootstrap.servers is required");
   }
+  if (Status s = check_honoured(out); !s.ok()) return s;
   return out;
 }
 

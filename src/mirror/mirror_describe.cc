@@ -63,6 +63,26 @@ PartitionDescription describe_partition(int32_t partition, const MirrorStateValu
     out.last_error_code = state->last_error_code;
     out.last_error = state->last_error;
   }
+  // Failed over, or being failed over: nothing is copied any more, so there is no lag, and the
+  // age of the last copied record would only grow (docs/mirroring-design.md §12).
+  const auto s = static_cast<MirrorState>(out.state);
+  if (s == MirrorState::stopping || s == MirrorState::stopped) {
+    out.lag = -1;
+    out.lag_ms = -1;
+  }
+  return out;
+}
+
+PartitionDescription describe_source_only_partition(int32_t partition, int64_t source_log_end) {
+  PartitionDescription out;
+  out.partition = partition;
+  out.state = kNotMirroredState;
+  out.source_high_watermark = source_log_end;
+  out.lag = source_log_end;
+  out.last_error_code = error_number(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  out.last_error =
+      "added on the source after the topic was added: not mirrored (the destination's topic "
+      "lacks this partition; docs/mirroring-design.md §8)";
   return out;
 }
 
@@ -111,6 +131,12 @@ std::vector<MirrorDescription> MirrorManager::describe(
         td.partitions.push_back(
             describe_partition(p.partition, states_.get({t->id, p.partition}), status,
                                handle == nullptr ? -1 : handle->offsets.log_end, now));
+      }
+      if (r == nullptr) continue;
+      for (const auto& [tp, end] : r->source_only()) {
+        if (tp.topic == t->name) {
+          td.partitions.push_back(describe_source_only_partition(tp.partition, end));
+        }
       }
     }
   }

@@ -88,10 +88,16 @@ struct DescribeClock {
 // One partition: `state` is its durable state (nullptr: none yet), `status` the runner's live
 // status (nullptr: not running or never fetched), `destination_log_end` our log end (-1: the
 // partition is not open). The lag is known only when both the source's HW and our log end
-// are, in any state; a FAILED partition shows its durable retries and cause, not the live ones.
+// are; a STOPPING or STOPPED partition has none (-1, in offsets and in time: it is no longer
+// mirrored, and its LMO says where mirroring ended). A FAILED partition shows its durable
+// retries and cause, not the live ones.
 PartitionDescription describe_partition(int32_t partition, const MirrorStateValue* state,
                                         const PartitionMirrorStatus* status,
                                         int64_t destination_log_end, DescribeClock now);
+
+// A partition the source has and the destination's topic lacks (MirrorRunner::source_only()):
+// NOT_MIRRORED, its whole source log end (-1 unknown) as the lag, and the reason as its error.
+PartitionDescription describe_source_only_partition(int32_t partition, int64_t source_log_end);
 
 // The LMO a failback from `requesting_cluster_id` may use for a partition in `state`
 // (nullptr: none): only a failover of a mirror from that cluster recorded one, -1 otherwise.

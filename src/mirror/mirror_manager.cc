@@ -96,6 +96,44 @@ Status MirrorManager::check_writable(std::string_view topic, int32_t partition) 
   return mirror::check_writable(store_.image(), &states_, topic, partition);
 }
 
+std::optional<AddedTopic> existing_topic_outcome(const std::string& mirror,
+                                                 const client::TopicInfo& source,
+                                                 const metadata::TopicInfo& existing,
+                                                 int8_t state) {
+  AddedTopic out{source.name, existing.id, Status::OK()};
+  auto m = existing.configs.find(std::string(cluster::kMirrorNameConfig));
+  const bool ours = m != existing.configs.end() && m->second == mirror;
+  if (m != existing.configs.end() && !ours) {
+    out.status = Status(ErrorCode::TOPIC_ALREADY_IN_MIRROR,
+                        fmt::format("topic {} belongs to mirror {}", source.name, m->second));
+    return out;
+  }
+  // A source without topic ids (before Kafka 2.8) is matched by name (§1).
+  const bool other_id = !source.id.is_zero() && existing.id != source.id;
+  if (ours && other_id) {
+    out.status = Status(
+        ErrorCode::INCONSISTENT_TOPIC_ID,
+        fmt::format("the source topic {} was recreated: its id is now {}, but mirror {} copies "
+                    "the topic with id {}, a different topic. To mirror the new one, fail this "
+                    "one over (mirra mirror --remove --mirror {} --topic {}), delete it, then "
+                    "add the topic again",
+                    source.name, source.id.to_string(), mirror, existing.id.to_string(), mirror,
+                    source.name));
+    return out;
+  }
+  if (ours && state != static_cast<int8_t>(MirrorState::stopped)) {
+    return out;  // already mirrored by this mirror: nothing to do
+  }
+  if (!ours && (source.id.is_zero() || other_id)) {
+    out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
+                        fmt::format("topic {} exists here with another topic id ({}, the "
+                                    "source's is {})",
+                                    source.name, existing.id.to_string(), source.id.to_string()));
+    return out;
+  }
+  return std::nullopt;  // the same topic seen from the other side (§6): restart it
+}
+
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions) {
   cluster::InternalTopicSpec spec;
   spec.name = "__mirror_state";
@@ -128,8 +166,10 @@ asio::awaitable<Status> MirrorManager::start() {
 asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
                                                    const std::string& mirror, MirrorState state,
                                                    int64_t lmo,
-                                                   const std::string& source_cluster_id) {
+                                                   const std::string& source_cluster_id,
+                                                   const Status& cause) {
   MIRRA_ASSERT_OWNER(owner_);
+  MIRRA_ASSERT(cause.ok() || state == MirrorState::failed, "a cause is only recorded with FAILED");
   MirrorStateValue v;
   if (const MirrorStateValue* old = states_.get(key)) v = *old;
   v.mirror = mirror;
@@ -137,16 +177,20 @@ asio::awaitable<Status> MirrorManager::write_state(const MirrorStateKey& key,
   if (v.state != static_cast<int8_t>(state)) v.previous_state = v.state;
   v.state = static_cast<int8_t>(state);
   if (lmo >= 0) v.last_mirrored_offset = lmo;
+  if (!cause.ok()) {
+    v.retries = std::max(v.retries, 1);
+    v.last_error_code = error_number(cause.code());
+    v.last_error = cause.message();
+  }
   co_return co_await states_.put(key, std::move(v), states_.epoch_of(key));
 }
 
-asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string& mirror,
-                                                               const metadata::TopicInfo& topic,
-                                                               int32_t partition) {
+asio::awaitable<Result<PartitionStop>> MirrorManager::stop_partition(
+    const std::string& mirror, const metadata::TopicInfo& topic, int32_t partition) {
   const MirrorStateKey key{topic.id, partition};
   const MirrorStateValue* v = states_.get(key);
   if (v != nullptr && static_cast<MirrorState>(v->state) == MirrorState::stopped) {
-    co_return v->last_mirrored_offset;  // already failed over
+    co_return PartitionStop{partition, v->last_mirrored_offset, 0};  // already failed over
   }
   // 1-2: STOPPING is durable, and the runner appends nothing for a STOPPING partition.
   if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::stopping) {
@@ -160,23 +204,26 @@ asio::awaitable<Result<int64_t>> MirrorManager::stop_partition(const std::string
                      fmt::format("{}-{} is not open", topic.name, partition));
   }
   // 3: whatever lies above the LSO belongs to transactions whose end never arrived.
-  auto lso = co_await partitions_.run_write(handle, writer_,
-                                            [](storage::PartitionLog& log) -> Result<int64_t> {
-                                              const int64_t lso = log.last_stable_offset();
-                                              if (Status s = log.truncate_to(lso); !s.ok())
-                                                return s;
-                                              return lso;
-                                            });
-  if (!lso.ok()) co_return lso.status();
+  auto stop = co_await partitions_.run_write(
+      handle, writer_, [partition](storage::PartitionLog& log) -> Result<PartitionStop> {
+        const int64_t end = log.log_end_offset();
+        const int64_t lso = log.last_stable_offset();
+        if (Status s = log.truncate_to(lso); !s.ok()) return s;
+        return PartitionStop{partition, lso, end - lso};
+      });
+  if (!stop.ok()) co_return stop.status();
   handle->wake_waiters();
   if (Status s = failpoint("mirror.failover.truncated"); !s.ok()) co_return s;
   // 4-5: the LMO, and the partition is writable.
-  if (Status s = co_await write_state(key, mirror, MirrorState::stopped, lso.value()); !s.ok()) {
+  const int64_t lmo = stop->last_mirrored_offset;
+  if (Status s = co_await write_state(key, mirror, MirrorState::stopped, lmo); !s.ok()) {
     co_return s;
   }
-  MIRRA_LOG_INFO("mirror {}: failed over {}-{}: truncated to its LSO {}, the LMO", mirror,
-                 topic.name, partition, lso.value());
-  co_return lso.value();
+  MIRRA_LOG_INFO(
+      "mirror {}: failed over {}-{}: truncated to its LSO {}, the LMO ({} offset(s) above it "
+      "discarded)",
+      mirror, topic.name, partition, lmo, stop->discarded);
+  co_return stop.value();
 }
 
 asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
@@ -198,12 +245,12 @@ asio::awaitable<Result<std::vector<StoppedTopic>>> MirrorManager::failover(
     StoppedTopic& r = out.emplace_back(StoppedTopic{name, t->id, Status::OK(), {}});
     const metadata::TopicInfo topic = *t;  // the image may change while partitions stop
     for (const metadata::PartitionInfo& p : topic.partitions) {
-      auto lmo = co_await stop_partition(mirror, topic, p.partition);
-      if (!lmo.ok()) {
-        r.status = lmo.status();
+      auto stop = co_await stop_partition(mirror, topic, p.partition);
+      if (!stop.ok()) {
+        r.status = stop.status();
         break;
       }
-      r.last_mirrored_offsets.emplace_back(p.partition, lmo.value());
+      r.partitions.push_back(stop.value());
     }
   }
   co_return out;
@@ -254,16 +301,44 @@ void MirrorManager::sync() {
       ++it;
     }
   }
+  std::erase_if(not_started_, [&](const auto& entry) { return !mirrors.count(entry.first); });
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name) || restarting_.count(name)) continue;
     const MirrorRunnerContext ctx{core_, sink_, config_, node_id_, {}, {}};
     auto runner = MirrorRunner::create(ctx, name, m.configs);
     if (!runner.ok()) {
-      MIRRA_LOG_ERROR("mirror {}: cannot start: {}", name, runner.status().to_string());
+      const Status why(runner.status().code(),
+                       fmt::format("mirror {} is not running: {}; change its configs "
+                                   "(IncrementalAlterConfigs on the mirror) to start it",
+                                   name, runner.status().message()));
+      MIRRA_LOG_ERROR("{}", why.message());
+      not_started_.insert_or_assign(name, why);
+      asio::co_spawn(core_, fail_unstartable(name, why), asio::detached);
       continue;
     }
+    not_started_.erase(name);
     runner.value()->start();
     runners_.emplace(name, std::move(runner.value()));
+  }
+}
+
+asio::awaitable<void> MirrorManager::fail_unstartable(std::string mirror, Status why) {
+  MIRRA_ASSERT_OWNER(owner_);
+  std::vector<MirrorStateKey> keys;  // the image may change while the states are written
+  for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
+    for (const metadata::PartitionInfo& p : t->partitions) keys.push_back({t->id, p.partition});
+  }
+  for (const MirrorStateKey& key : keys) {
+    const MirrorStateValue* v = states_.get(key);
+    const MirrorState state = v == nullptr ? MirrorState::preparing
+                                           : static_cast<MirrorState>(v->state);
+    const bool fetched = state == MirrorState::preparing || state == MirrorState::mirroring ||
+                         state == MirrorState::failed;
+    if (!fetched || (v != nullptr && v->last_error == why.message())) continue;
+    Status s = co_await write_state(key, mirror, MirrorState::failed, -1, "", why);
+    if (!s.ok()) {
+      MIRRA_LOG_WARN("mirror {}: cannot record a partition as FAILED: {}", mirror, s.to_string());
+    }
   }
 }
 
@@ -294,6 +369,10 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
     const std::vector<std::string>& patterns) {
   MIRRA_ASSERT_OWNER(owner_);
   auto it = runners_.find(mirror);
+  if (auto refused = not_started_.find(mirror);
+      store_.image().mirror(mirror) != nullptr && refused != not_started_.end()) {
+    co_return refused->second;
+  }
   if (store_.image().mirror(mirror) == nullptr || it == runners_.end()) {
     co_return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", mirror));
   }
@@ -377,37 +456,16 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   co_return out;
 }
 
-std::optional<AddedTopic> MirrorManager::existing_topic_outcome(
-    const MirrorRunner& runner, const client::TopicInfo& source,
-    const metadata::TopicInfo& existing) const {
-  AddedTopic out{source.name, existing.id, Status::OK()};
-  auto m = existing.configs.find(std::string(cluster::kMirrorNameConfig));
-  const bool ours = m != existing.configs.end() && m->second == runner.name();
-  if (m != existing.configs.end() && !ours) {
-    out.status = Status(ErrorCode::TOPIC_ALREADY_IN_MIRROR,
-                        fmt::format("topic {} belongs to mirror {}", source.name, m->second));
-    return out;
-  }
-  if (ours && topic_state(states_, existing) != static_cast<int8_t>(MirrorState::stopped)) {
-    return out;  // already mirrored by this mirror: nothing to do
-  }
-  if (!ours && (source.id.is_zero() || existing.id != source.id)) {
-    out.status = Status(ErrorCode::TOPIC_ALREADY_EXISTS,
-                        fmt::format("topic {} exists here with another topic id ({}, the "
-                                    "source's is {})",
-                                    source.name, existing.id.to_string(), source.id.to_string()));
-    return out;
-  }
-  return std::nullopt;  // the same topic seen from the other side (§6): restart it
-}
-
 asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
                                                      const client::TopicInfo& source,
                                                      const std::string& source_cluster_id) {
   const metadata::TopicInfo* existing = store_.image().topic(source.name);
   if (existing == nullptr)
     co_return co_await create_mirror_topic(runner, source, source_cluster_id);
-  if (auto outcome = existing_topic_outcome(runner, source, *existing)) co_return *outcome;
+  if (auto outcome = existing_topic_outcome(runner.name(), source, *existing,
+                                            topic_state(states_, *existing))) {
+    co_return *outcome;
+  }
   // A restart after a failover, or a failback. A copy: the image changes while it restarts.
   const metadata::TopicInfo topic = *existing;
   co_return co_await restart_topic(runner, topic, source_cluster_id);

@@ -47,12 +47,20 @@ struct AddedTopic {
   std::vector<PartitionRestart> restarts = {};  // a failback or a restart after a failover
 };
 
-// A failover's outcome for one topic: per partition the LMO it recorded.
+// One partition's failover: the LMO it recorded and how many offsets above it (the local LSO)
+// its truncation discarded (0 for a partition that was STOPPED already).
+struct PartitionStop {
+  int32_t partition = 0;
+  int64_t last_mirrored_offset = -1;
+  int64_t discarded = 0;
+};
+
+// A failover's outcome for one topic, per partition.
 struct StoppedTopic {
   std::string name;
   Uuid id;
   Status status;
-  std::vector<std::pair<int32_t, int64_t>> last_mirrored_offsets;  // partition, LMO
+  std::vector<PartitionStop> partitions;
 };
 
 // The outcome for one topic of a request that names topics (PauseMirrorTopics, ...).
@@ -61,6 +69,16 @@ struct MirrorTopicOutcome {
   Uuid id;
   Status status;
 };
+
+// AddTopicsToMirror of `source` into mirror `mirror` when a topic of that name exists here
+// (`state`: its topic_state()): the answer (refused, or already mirrored), or nullopt when it
+// is the same topic seen from the other side and is to be restarted (docs/mirroring-design.md
+// §4, §6). A mirror topic's id is its source topic's, so a source topic recreated with another
+// id is another topic: INCONSISTENT_TOPIC_ID for a topic of this mirror, TOPIC_ALREADY_EXISTS
+// for any other.
+std::optional<AddedTopic> existing_topic_outcome(const std::string& mirror,
+                                                 const client::TopicInfo& source,
+                                                 const metadata::TopicInfo& existing, int8_t state);
 
 // `__mirror_state` (docs/mirroring-design.md §3, §11: mirror.state.topic.num.partitions).
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
@@ -153,11 +171,6 @@ class MirrorManager {
   asio::awaitable<Status> resume_topic(const metadata::TopicInfo& topic);
   asio::awaitable<AddedTopic> add_topic(MirrorRunner& runner, const client::TopicInfo& source,
                                         const std::string& source_cluster_id);
-  // For a source topic that exists here: the answer (refused, or already mirrored), or nullopt
-  // when it is to be restarted.
-  std::optional<AddedTopic> existing_topic_outcome(const MirrorRunner& runner,
-                                                   const client::TopicInfo& source,
-                                                   const metadata::TopicInfo& existing) const;
   asio::awaitable<AddedTopic> create_mirror_topic(MirrorRunner& runner,
                                                   const client::TopicInfo& source,
                                                   const std::string& source_cluster_id);
@@ -170,13 +183,20 @@ class MirrorManager {
                                                                  int32_t partition, int64_t point);
   asio::awaitable<Result<std::map<std::string, std::string>>> source_topic_configs(
       MirrorRunner& runner, const std::string& topic);
+  // With `cause` (FAILED only): the error recorded, the retry count at least 1.
   asio::awaitable<Status> write_state(const MirrorStateKey& key, const std::string& mirror,
                                       MirrorState state, int64_t lmo = -1,
-                                      const std::string& source_cluster_id = "");
-  // Steps 1-5 of §5 for one partition; returns its LMO.
-  asio::awaitable<Result<int64_t>> stop_partition(const std::string& mirror,
-                                                  const metadata::TopicInfo& topic,
-                                                  int32_t partition);
+                                      const std::string& source_cluster_id = "",
+                                      const Status& cause = Status::OK());
+  // A stored mirror whose runner cannot start (its configs are refused, e.g. a security
+  // protocol this broker cannot honour, docs/mirroring-design.md §9): every partition that
+  // would be fetched becomes FAILED with `why`, so describe and list say why nothing is copied.
+  // A runner started once the configs are fixed retries them.
+  asio::awaitable<void> fail_unstartable(std::string mirror, Status why);
+  // Steps 1-5 of §5 for one partition: its LMO and what the truncation discarded.
+  asio::awaitable<Result<PartitionStop>> stop_partition(const std::string& mirror,
+                                                        const metadata::TopicInfo& topic,
+                                                        int32_t partition);
 
   asio::any_io_executor core_;
   cluster::MetadataStore& store_;
@@ -199,6 +219,8 @@ class MirrorManager {
   // Runners of mirrors whose configs changed, until their loops have ended (no new runner of
   // the mirror may append meanwhile).
   std::map<std::string, std::shared_ptr<MirrorRunner>> restarting_;
+  // Why a mirror of the image has no runner (its configs were refused at start).
+  std::map<std::string, Status> not_started_;
 
   asio::awaitable<void> restart_when_stopped(std::string name, std::shared_ptr<MirrorRunner> old);
 };

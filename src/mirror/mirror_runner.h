@@ -101,6 +101,10 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   void reset(const client::TopicPartition& tp);
 
   const std::map<client::TopicPartition, PartitionMirrorStatus>& status() const { return status_; }
+  // Partitions the source has and the destination's topic lacks (added on the source after
+  // the topic was added; they are not mirrored, docs/mirroring-design.md §8), with the source's
+  // log end as of the last topic check (-1 unknown). Describe shows them.
+  const std::map<client::TopicPartition, int64_t>& source_only() const { return source_only_; }
 
  private:
   struct Fetcher {
@@ -164,8 +168,11 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // The partition's attempt failed with `s`: a backoff, or FAILED (durable).
   asio::awaitable<void> failed(const client::TopicPartition& tp, const Status& s);
   asio::awaitable<void> mark_failed(const client::TopicPartition& tp, const Status& s);
-  // The source topics still exist with the ids mirrored (else FAILED for good).
+  // The source topics still exist with the ids mirrored (else FAILED for good); partitions
+  // the source added are noted in source_only_.
   asio::awaitable<void> check_source_topics();
+  asio::awaitable<void> note_source_only(const std::vector<SinkTopic>& topics,
+                                         const client::ClusterMetadata& source);
 
   MirrorRunnerContext ctx_;
   std::string name_;
@@ -181,6 +188,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   bool stopping_ = false;
   std::minstd_rand random_;
   std::map<client::TopicPartition, PartitionMirrorStatus> status_;
+  std::map<client::TopicPartition, int64_t> source_only_;
   ThreadOwner owner_;  // the core thread
 };
 

@@ -23,6 +23,10 @@ enum class MirrorState : int8_t {
   failed = 5,
 };
 
+// Not a state of a mirror partition, never stored: DescribeMirrors' state for a source
+// partition the destination's topic lacks (docs/mirroring-design.md §3.1, §8).
+inline constexpr int8_t kNotMirroredState = 6;
+
 struct MirrorStateKey {
   Uuid topic_id;
   int32_t partition = 0;

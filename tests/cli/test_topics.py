@@ -72,3 +72,21 @@ def test_bad_arguments(server, args, fragment):
 
 def test_bootstrap_server_is_required():
     assert_one_line_error(mirra("topics", "--list"), "--bootstrap-server is required")
+
+
+def test_security_properties_are_refused_not_ignored(server, tmp_path):
+    """Issue 15 point 3, the same class for the tools: a client asked for TLS or SASL connected
+    in the clear, unauthenticated, without a word. The connection is plaintext only
+    (docs/mirroring-design.md §9), so such properties are refused naming the key, the secret's
+    value never shown; PLAINTEXT is accepted."""
+    for prop, says in [("security.protocol=SASL_SSL", "security.protocol=SASL_SSL"),
+                       ("sasl.password=hunter2", "client property sasl.password"),
+                       ("ssl.truststore.location=/ca.pem", "ssl.truststore.location")]:
+        r = topics(server, "--list", "--command-property", prop)
+        assert_one_line_error(r, says, "not supported yet")
+        assert "hunter2" not in r.stderr
+    cfg = tmp_path / "client.properties"
+    cfg.write_text("security.protocol=SSL\n")
+    assert_one_line_error(mirra("mirror", "--bootstrap-server", server.bootstrap, "--list",
+                                "--command-config", str(cfg)), "security.protocol=SSL")
+    ok(topics(server, "--list", "--command-property", "security.protocol=plaintext"))

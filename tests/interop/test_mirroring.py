@@ -206,6 +206,15 @@ def test_failover_with_an_open_source_transaction(make_broker, tmp_path):
     rows = states(dst, topic)
     assert [(rows[p]["state"], rows[p]["lastMirroredOffset"]) for p in (0, 1)] == \
         [("STOPPED", dst_lso[0]), ("STOPPED", dst_lso[1])]
+    # Issue 15 point 7: failed over, a partition has no lag any more: partition 0's last fetch
+    # saw the source's open transaction above the copy, and its lag and lag time stayed and
+    # grew. Describe shows neither (-1), the LMO says where mirroring ended.
+    assert src_lso[0] < watermarks_of(src.bootstrap, topic, 2)[0]
+    for p in (0, 1):
+        assert rows[p]["lag"] == -1 and rows[p]["lagMs"] == -1, rows[p]
+    # The output says what the truncation to the LSO discarded (nothing here: the copy never
+    # went past the source's LSO), per partition and in total.
+    assert "discarded above the LSO (partition:offsets) 0:0, 1:0, 0 in total" in out, out
     # A read_committed consumer reads to the end without waiting on any transaction.
     got = read_partitions(dst.bootstrap, topic, 2, "read_committed")
     assert sorted(v for v in got if v.startswith("committed")) == \
@@ -271,8 +280,11 @@ def test_failback_copies_only_the_delta(make_broker, tmp_path):
     cfg = tmp_path / "back.properties"
     cfg.write_text(f"bootstrap.servers={b.bootstrap}\n")
     ok(mirror_cmd(a, "--create", "--mirror", "back", "--mirror-config", str(cfg)))
-    ok(mirror_cmd(a, "--add", "--mirror", "back", "--topic", topic))
+    out = ok(mirror_cmd(a, "--add", "--mirror", "back", "--topic", topic))
     assert "restarting events-0 at offset 20 (5 offset(s) above it discarded)" in a.log()
+    # Issue 15 point 7: the command's output says it too, per partition and in total.
+    assert "truncated to (partition:offset) 0:20; discarded above it (partition:offsets) 0:5, " \
+        "5 in total" in out, out
     wait_until(lambda: watermarks_of(a.bootstrap, topic, 1) == watermarks_of(b.bootstrap, topic, 1),
                STEP, "A to catch up with B")
     assert read_everything(a.bootstrap, topic, "read_uncommitted", 1) == \

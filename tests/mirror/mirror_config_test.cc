@@ -1,6 +1,8 @@
 // Mirror names and configs as CreateMirror checks them (mirror/mirror_config.h).
 #include "mirror/mirror_config.h"
 
+#include "mirror/mirror_settings.h"
+
 #include <gtest/gtest.h>
 
 namespace mirra::mirror {
@@ -41,8 +43,7 @@ TEST(MirrorConfigs, EveryValueIsChecked) {
     g.emplace_back(std::move(key), std::move(value));
     return validate_mirror_configs(g);
   };
-  EXPECT_TRUE(with("security.protocol", "sasl_ssl").ok());
-  EXPECT_TRUE(with("sasl.mechanism", "SCRAM-SHA-512").ok());
+  EXPECT_TRUE(with("security.protocol", "plaintext").ok());
   EXPECT_TRUE(with("mirror.fetch.max.bytes", "1").ok());
   EXPECT_TRUE(with("mirror.topics.include", "orders\\..*,payments").ok());
   struct Bad {
@@ -76,10 +77,53 @@ TEST(MirrorConfigs, SecretsNeverReachMessagesOrLogs) {
   EXPECT_TRUE(is_secret("ssl.key.password"));
   EXPECT_FALSE(is_secret("sasl.username"));
   EXPECT_FALSE(is_secret("bootstrap.servers"));
-  auto ok = validate_mirror_configs({{"bootstrap.servers", "h:1"}, {"sasl.password", "hunter2"}});
-  ASSERT_TRUE(ok.ok());
-  const std::string line = describe_for_log(ok.value());
+  const std::string line =
+      describe_for_log({{"bootstrap.servers", "h:1"}, {"sasl.password", "hunter2"}});
   EXPECT_EQ(line, "bootstrap.servers=h:1, sasl.password=(redacted)");
+}
+
+// Issue 15 point 3: SASL_SSL with credentials was accepted and the mirror copied in plaintext,
+// unauthenticated. Until TLS and SASL are built (docs/mirroring-design.md §9) every security
+// setting is refused, naming the key and never a secret's value, at create, at alter and when
+// a stored mirror's configs are parsed for its runner.
+TEST(MirrorConfigs, SecurityTheSourceConnectionCannotHonourIsRefused) {
+  const Given base = {{"bootstrap.servers", "h:1"}};
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"security.protocol", "SASL_SSL"},
+      {"security.protocol", "ssl"},
+      {"security.protocol", "SASL_PLAINTEXT"},
+      {"sasl.mechanism", "PLAIN"},
+      {"sasl.username", "mirror"},
+      {"sasl.password", "hunter2"},
+      {"sasl.jaas.config", "hunter2"},
+      {"ssl.truststore.location", "/etc/ca.pem"},
+      {"ssl.keystore.key", "hunter2"},
+      {"ssl.key.password", "hunter2"},
+      {"ssl.endpoint.identification.algorithm", ""},
+  };
+  for (const auto& [key, value] : refused) {
+    Given given = base;
+    given.emplace_back(key, value);
+    for (const Status& s :
+         {validate_mirror_configs(given).status(),
+          altered_mirror_configs(MirrorConfigs{{"bootstrap.servers", "h:1"}}, {{key, value}})
+              .status(),
+          parse_mirror_settings({{"bootstrap.servers", "h:1"}, {key, value}}).status()}) {
+      EXPECT_EQ(s.code(), ErrorCode::INVALID_CONFIG) << key << "=" << value;
+      EXPECT_NE(s.message().find(key), std::string::npos) << s.message();
+      EXPECT_NE(s.message().find("not supported yet"), std::string::npos) << s.message();
+      EXPECT_EQ(s.message().find("hunter2"), std::string::npos) << s.message();
+    }
+  }
+  // The protocol asked for is named first, before the keys that go with it.
+  auto both = validate_mirror_configs({{"bootstrap.servers", "h:1"},
+                                       {"sasl.mechanism", "PLAIN"},
+                                       {"security.protocol", "SASL_SSL"}});
+  EXPECT_NE(both.status().message().find("security.protocol=SASL_SSL"), std::string::npos);
+  // The one protocol the connection speaks is accepted, in any case.
+  EXPECT_TRUE(
+      parse_mirror_settings({{"bootstrap.servers", "h:1"}, {"security.protocol", "Plaintext"}})
+          .ok());
 }
 
 TEST(MirrorConfigs, DefaultsFollowTheSpec) {

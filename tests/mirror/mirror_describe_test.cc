@@ -74,13 +74,48 @@ TEST(MirrorDescribe, LagNeedsBothEnds) {
   EXPECT_EQ(describe_partition(0, &v, &st, -1, kNow).lag, -1);  // our partition is not open
 }
 
-TEST(MirrorDescribe, EveryStateWithALiveStatusShowsItsLag) {
+TEST(MirrorDescribe, EveryMirroredStateWithALiveStatusShowsItsLag) {
   const PartitionMirrorStatus st = fetched(0, 100);
-  for (MirrorState s : {MirrorState::preparing, MirrorState::mirroring, MirrorState::paused,
-                        MirrorState::stopping, MirrorState::stopped, MirrorState::failed}) {
+  for (MirrorState s :
+       {MirrorState::preparing, MirrorState::mirroring, MirrorState::paused, MirrorState::failed}) {
     const MirrorStateValue v = state_of(s);
     EXPECT_EQ(describe_partition(0, &v, &st, 70, kNow).lag, 30) << int(s);
   }
+}
+
+// Issue 15 point 7: a STOPPED partition kept the lag of its last fetch and a lag time that grew
+// with the wall clock. Failed over, nothing is copied any more: no lag in offsets or time
+// (docs/mirroring-design.md §12); the LMO says where mirroring ended.
+TEST(MirrorDescribe, StoppingAndStoppedPartitionsHaveNoLag) {
+  PartitionMirrorStatus st = fetched(0, 100);
+  st.newest_mirrored_timestamp = kNow.wall_ms - 60'000;
+  for (MirrorState s : {MirrorState::stopping, MirrorState::stopped}) {
+    MirrorStateValue v = state_of(s);
+    v.last_mirrored_offset = 70;
+    for (const DescribeClock later :
+         {kNow, DescribeClock{kNow.steady_ms, kNow.wall_ms + 3'600'000}}) {
+      const PartitionDescription d = describe_partition(0, &v, &st, 70, later);
+      EXPECT_EQ(d.lag, -1) << int(s);
+      EXPECT_EQ(d.lag_ms, -1) << int(s);
+      EXPECT_EQ(d.last_mirrored_offset, 70);
+      EXPECT_EQ(d.source_high_watermark, 100);  // as of the last answer, still shown
+    }
+  }
+}
+
+// Issue 15 point 7: partitions added on the source were invisible (describe said lag 0). Until
+// the sync tasks mirror them, each is NOT_MIRRORED with its whole source log as the lag.
+TEST(MirrorDescribe, SourceOnlyPartitionIsNotMirroredWithItsWholeLogAsLag) {
+  const PartitionDescription d = describe_source_only_partition(2, 150);
+  EXPECT_EQ(d.partition, 2);
+  EXPECT_EQ(d.state, kNotMirroredState);
+  EXPECT_EQ(mirror_state_name(d.state), "NOT_MIRRORED");
+  EXPECT_EQ(d.source_high_watermark, 150);
+  EXPECT_EQ(d.lag, 150);
+  EXPECT_EQ(d.destination_log_end_offset, -1);
+  ASSERT_TRUE(d.last_error.has_value());
+  EXPECT_NE(d.last_error->find("not mirrored"), std::string::npos);
+  EXPECT_EQ(describe_source_only_partition(2, -1).lag, -1);  // its end not known yet
 }
 
 TEST(MirrorDescribe, TimeLagIsZeroWhenCaughtUpElseTheNewestRecordsAge) {

@@ -360,5 +360,23 @@ TEST_F(MirrorRunnerTest, ADeletedSourceTopicFailsItsPartitionsForGood) {
   EXPECT_EQ(sink_.log(kP0)->log_end, 10);  // what was mirrored stays
 }
 
+// Issue 15 point 7: partitions added on the source after the topic was added are not mirrored
+// (docs/mirroring-design.md §8) and were invisible. The topic check notes them with the source's
+// log end, for describe.
+TEST_F(MirrorRunnerTest, PartitionsAddedOnTheSourceAreNotedWithTheirLogEnd) {
+  add_topic(1);
+  const client::TopicPartition p2{"orders", 2};
+  source_.add_topic("orders", topic_id_, 3);  // two partitions more on the source only
+  produce(kP1, 3);
+  produce(kP0, 1);
+  start();
+  ASSERT_TRUE(run_until([&] { return runner_->source_only().size() == 2; }));
+  EXPECT_EQ(runner_->source_only().at(kP1), 15);
+  EXPECT_EQ(runner_->source_only().at(p2), 0);
+  EXPECT_FALSE(runner_->source_only().count(kP0));
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));  // the mirrored one is copied
+  EXPECT_FALSE(sink_.log(kP1).has_value());
+}
+
 }  // namespace
 }  // namespace mirra::mirror

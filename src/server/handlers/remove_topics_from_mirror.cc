@@ -24,10 +24,11 @@ asio::awaitable<HandlerResult> handle_remove_topics_from_mirror(RequestContext& 
     out.topic_id = t.id;
     out.error_code = error_number(t.status.code());
     if (!t.status.ok()) out.error_message = t.status.message();
-    for (const auto& [partition, lmo] : t.last_mirrored_offsets) {
+    for (const mirror::PartitionStop& stop : t.partitions) {
       auto& p = out.partitions.emplace_back();
-      p.partition_index = partition;
-      p.last_mirrored_offset = lmo;
+      p.partition_index = stop.partition;
+      p.last_mirrored_offset = stop.last_mirrored_offset;
+      p.discarded_records = stop.discarded;
     }
   }
   co_return respond(ctx, resp);
