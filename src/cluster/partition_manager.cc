@@ -57,7 +57,8 @@ PartitionManager::PartitionManager(asio::any_io_executor core, ShardPool& shards
       shards_(shards),
       options_(std::move(options)),
       housekeeping_timer_(core),
-      checkpoint_timer_(core) {}
+      checkpoint_timer_(core),
+      health_(std::make_shared<LogDirHealth>(options_.log_dir)) {}
 
 fs::path PartitionManager::dir_of(const Partition& p) const {
   return options_.log_dir / storage::partition_dir_name({p.topic, p.index});

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "base/failpoint.h"
 #include "base/log.h"
 #include "protocol/records/byte_order.h"
 #include "storage/durable_file.h"
@@ -93,6 +94,9 @@ Status SegmentFile::read_at(int64_t position, std::span<uint8_t> out) const {
 }
 
 Status SegmentFile::append(std::span<const uint8_t> bytes) {
+  // Tests make the device fail here ("storage.segment.write=KAFKA_STORAGE_ERROR"): the append
+  // fails as a write that returned EIO would, before any byte is written.
+  if (!failpoint("storage.segment.write").ok()) return io_error("write", path_, EIO);
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
