@@ -106,7 +106,8 @@ PartitionManager::PartitionManager(asio::any_io_executor core, ShardPool& shards
       shards_(shards),
       options_(std::move(options)),
       housekeeping_timer_(core),
-      checkpoint_timer_(core) {}
+      checkpoint_timer_(core),
+      health_(std::make_shared<LogDirHealth>(options_.log_dir)) {}
 
 void PartitionManager::set_read_only_check(ReadOnlyCheck check) {
   MIRRA_ASSERT_OWNER(owner_);

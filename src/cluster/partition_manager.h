@@ -29,6 +29,7 @@
 #include "base/assert.h"
 #include "base/status.h"
 #include "cluster/log_writer.h"
+#include "cluster/log_dir_health.h"
 #include "cluster/partition.h"
 #include "cluster/shard_pool.h"
 #include "cluster/topic_config.h"
@@ -75,6 +76,9 @@ class PartitionManager {
   PartitionManager(const PartitionManager&) = delete;
   PartitionManager& operator=(const PartitionManager&) = delete;
 
+  // The log directory's state (full, offline), learnt from every job's outcome.
+  const LogDirHealth& log_dir_health() const { return *health_; }
+
   // Start-up: opens every partition of the image (recovering them after a crash), cleans up
   // interrupted deletions and stray directories. A partition that cannot be opened stays
   // offline (its handlers answer KAFKA_STORAGE_ERROR) and is logged; the broker still starts.
@@ -99,6 +103,8 @@ class PartitionManager {
   // removed gives KAFKA_STORAGE_ERROR or UNKNOWN_TOPIC_OR_PARTITION without calling f. Posting
   // before awaiting matters: a request's jobs are queued in request order even when the handler
   // awaits them one by one, so pipelined produce requests stay in order per partition.
+  // Every outcome goes to log_dir_health(); once the directory is offline every job gives
+  // KAFKA_STORAGE_ERROR without calling f.
   template <typename F>
   auto start(std::shared_ptr<Partition> p, F f)
       -> std::shared_ptr<Pending<std::invoke_result_t<F&, const storage::PartitionLog&>>>;
@@ -178,8 +184,20 @@ class PartitionManager {
   bool stopping_ = false;
   ReadOnlyCheck read_only_check_;
   bool mirror_writer_taken_ = false;
+  // Shared with the jobs in flight, whose outcome reaches it after they ran.
+  std::shared_ptr<LogDirHealth> health_;
   ThreadOwner owner_;  // the core thread
 };
+
+// The Status of a job's result (a Status or a Result).
+template <typename R>
+Status status_of(const R& result) {
+  if constexpr (std::is_same_v<R, Status>) {
+    return result;
+  } else {
+    return result.status();
+  }
+}
 
 template <typename L, typename F>
 auto PartitionManager::post(std::shared_ptr<Partition> p, F f)
@@ -192,6 +210,12 @@ auto PartitionManager::post(std::shared_ptr<Partition> p, F f)
                           fmt::format("{}-{} was deleted", p->topic, p->index))));
     return pending;
   }
+  if (health_->offline()) {
+    pending->set(R(Status(ErrorCode::KAFKA_STORAGE_ERROR,
+                          fmt::format("{}-{}: log directory {} is offline ({})", p->topic, p->index,
+                                      health_->dir().string(), health_->offline_reason()))));
+    return pending;
+  }
   if (!p->online()) {
     pending->set(
         R(Status(ErrorCode::KAFKA_STORAGE_ERROR,
@@ -199,12 +223,13 @@ auto PartitionManager::post(std::shared_ptr<Partition> p, F f)
     return pending;
   }
   asio::post(shards_.executor(p->shard), [p, f = std::move(f), pending, core = core_,
-                                          shards = &shards_]() mutable {
+                                          shards = &shards_, health = health_]() mutable {
     MIRRA_ASSERT(shards->on_shard(p->shard), "{}-{}'s log used off its shard", p->topic, p->index);
     L& log = *p->log;
     R result = f(log);
     const PartitionOffsets offsets = offsets_of(*p->log);
-    asio::post(core, [p, pending, offsets, result = std::move(result)]() mutable {
+    asio::post(core, [p, pending, offsets, health, result = std::move(result)]() mutable {
+      health->observe(status_of(result), std::is_same_v<R, Result<storage::AppendResult>>);
       if (!(offsets == p->offsets)) {
         p->offsets = offsets;
         p->wake_waiters();

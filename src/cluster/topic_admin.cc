@@ -164,6 +164,7 @@ asio::awaitable<Result<Uuid>> TopicAdmin::create_topic(NewTopic topic, bool vali
         "created topic {} (id {}, {} partition(s){})", topic.name, id.to_string(),
         info->partitions.size(),
         topic.configs.empty() ? "" : fmt::format(", {} config override(s)", topic.configs.size()));
+    for (const auto& [key, value] : topic.configs) warn_if_deprecated("topic " + topic.name, key);
     opened = co_await partitions_.add_partitions(*info);
   };
   // Named, not a conditional temporary inside co_await: g++ 12 destroys such temporaries
@@ -304,6 +305,9 @@ asio::awaitable<Status> TopicAdmin::alter_topic_configs(
       list += fmt::format("{}{}={}", list.empty() ? "" : ", ", key, value.value_or("(default)"));
     }
     MIRRA_LOG_INFO("topic {}: config {}", name, list);
+    for (const auto& [key, value] : changes) {
+      if (value) warn_if_deprecated("topic " + name, key);
+    }
     co_await partitions_.reconfigure(*info);
   };
   AfterChange then;  // see create_topic

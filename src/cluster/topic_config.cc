@@ -1,4 +1,5 @@
 #include "cluster/topic_config.h"
+#include "base/log.h"
 #include "base/parse.h"
 
 #include <fmt/format.h>
@@ -10,6 +11,8 @@
 
 namespace mirra::cluster {
 namespace {
+
+constexpr std::string_view kMirraLogComponent = "configs";
 
 constexpr std::string_view kLongMax = "9223372036854775807";
 using T = ConfigType;
@@ -37,8 +40,14 @@ const std::vector<TopicConfigDef>& topic_config_defs() {
   static const std::vector<TopicConfigDef> defs = {
       {"cleanup.policy", T::kList, "delete", {{"log.cleanup.policy"}},
        "What happens to old segments: \"delete\" (retention), \"compact\" (keep the latest record per key) or both."},
+      {"compression.gzip.level", T::kInt, "-1", {{"compression.gzip.level"}},
+       "Accepted for compatibility; Mirra never recompresses, so the level is unused."},
+      {"compression.lz4.level", T::kInt, "9", {{"compression.lz4.level"}},
+       "Accepted for compatibility; Mirra never recompresses, so the level is unused."},
       {"compression.type", T::kString, "producer", {{"compression.type"}},
        "Accepted for compatibility; Mirra stores batches as the producer compressed them."},
+      {"compression.zstd.level", T::kInt, "3", {{"compression.zstd.level"}},
+       "Accepted for compatibility; Mirra never recompresses, so the level is unused."},
       {"delete.retention.ms", T::kLong, "86400000", {{"log.cleaner.delete.retention.ms"}},
        "How long tombstones stay readable after compaction."},
       {"file.delete.delay.ms", T::kLong, "60000", {{"log.segment.delete.delay.ms"}},
@@ -61,10 +70,16 @@ const std::vector<TopicConfigDef>& topic_config_defs() {
        "Longest time a record may stay uncompacted."},
       {"max.message.bytes", T::kInt, "1048588", {{"message.max.bytes"}},
        "Largest record batch the topic accepts."},
+      {"message.downconversion.enable", T::kBoolean, "true", {{"log.message.downconversion.enable"}},
+       "Deprecated in Kafka 3.x and ignored: Mirra never down-converts records.", true},
+      {"message.format.version", T::kString, "3.0-IV1", {{"log.message.format.version"}},
+       "Deprecated in Kafka 3.x and ignored: Mirra writes record batches v2 only.", true},
       {"message.timestamp.after.max.ms", T::kLong, kLongMax, {{"log.message.timestamp.after.max.ms"}},
        "How far in the future a CreateTime timestamp may be."},
       {"message.timestamp.before.max.ms", T::kLong, kLongMax, {{"log.message.timestamp.before.max.ms"}},
        "How far in the past a CreateTime timestamp may be."},
+      {"message.timestamp.difference.max.ms", T::kLong, kLongMax, {{"log.message.timestamp.difference.max.ms"}},
+       "Deprecated in Kafka 3.6 (for message.timestamp.before.max.ms and after.max.ms) and ignored.", true},
       {"message.timestamp.type", T::kString, "CreateTime", {{"log.message.timestamp.type"}},
        "CreateTime (the producer's timestamp) or LogAppendTime (the broker's clock)."},
       {"min.cleanable.dirty.ratio", T::kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio"}},
@@ -81,6 +96,10 @@ const std::vector<TopicConfigDef>& topic_config_defs() {
        "Accepted for compatibility; a single node is its only in-sync replica."},
       {"preallocate", T::kBoolean, "false", {{"log.preallocate"}},
        "Accepted for compatibility; segments are not preallocated."},
+      {"remote.log.copy.disable", T::kBoolean, "false", {},
+       "Accepted for compatibility; Mirra has no tiered storage."},
+      {"remote.log.delete.on.disable", T::kBoolean, "false", {},
+       "Accepted for compatibility; Mirra has no tiered storage."},
       {"remote.storage.enable", T::kBoolean, "false", {},
        "Accepted for compatibility; Mirra has no tiered storage."},
       {"retention.bytes", T::kLong, "-1", {{"log.retention.bytes"}},
@@ -108,6 +127,21 @@ const TopicConfigDef* find_topic_config(std::string_view name) {
     if (d.name == name) return &d;
   }
   return nullptr;
+}
+
+std::optional<std::string> deprecated_config_warning(std::string_view key) {
+  for (const TopicConfigDef& d : topic_config_defs()) {
+    if (!d.deprecated) continue;
+    const bool broker_key = !d.synonyms.empty() && d.synonyms.front().key == key;
+    if (d.name == key || broker_key) {
+      return fmt::format("{}: {}", key, d.doc);
+    }
+  }
+  return std::nullopt;
+}
+
+void warn_if_deprecated(std::string_view resource, std::string_view key) {
+  if (auto warning = deprecated_config_warning(key)) MIRRA_LOG_WARN("{}: {}", resource, *warning);
 }
 
 namespace {
@@ -170,7 +204,14 @@ void add_broker_synonyms(const TopicConfigDef& def, const BrokerConfigSources& b
     const std::map<std::string, std::string>* values;
     ConfigSource source;
   };
-  for (Level level : {Level{broker.dynamic, ConfigSource::kDynamicDefaultBroker},
+  const std::map<std::string, std::string>* node = nullptr;
+  if (broker.per_node != nullptr) {
+    if (auto it = broker.per_node->find(broker.node); it != broker.per_node->end()) {
+      node = &it->second;
+    }
+  }
+  for (Level level : {Level{node, ConfigSource::kDynamicBroker},
+                      Level{broker.dynamic, ConfigSource::kDynamicDefaultBroker},
                       Level{broker.static_settings, ConfigSource::kStaticBroker}}) {
     if (level.values == nullptr) continue;
     for (const BrokerSynonym& syn : def.synonyms) {
@@ -203,6 +244,12 @@ std::vector<ResolvedConfig> resolve_topic_configs(
     out.push_back(std::move(rc));
   }
   return out;
+}
+
+BrokerConfigSources broker_config_sources(const metadata::MetadataImage& image,
+                                          const std::map<std::string, std::string>* static_settings,
+                                          int32_t node_id) {
+  return {&image.broker_configs(), static_settings, &image.node_configs(), std::to_string(node_id)};
 }
 
 Status check_client_settable(std::string_view key) {

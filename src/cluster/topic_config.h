@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "metadata/image.h"
 #include "storage/log_config.h"
 
 namespace mirra::cluster {
@@ -55,18 +56,30 @@ struct TopicConfigDef {
   std::string_view default_value;       // Kafka's default, as text
   std::vector<BrokerSynonym> synonyms;  // most specific first
   std::string_view doc;
+  // Deprecated in Kafka 3.x (gone in 4.0) and without effect in Mirra: accepted, stored and
+  // described so that tools and topics made for Kafka 3 keep working, with a warning when set.
+  bool deprecated = false;
 };
 
 const std::vector<TopicConfigDef>& topic_config_defs();
 const TopicConfigDef* find_topic_config(std::string_view name);
 
-// Where broker-level values come from: dynamic defaults (metadata image, AlterConfigs on the
-// broker resource) win over server.properties, which wins over Kafka's defaults.
+// Where broker-level values come from, as in Kafka: this broker's dynamic configs (AlterConfigs
+// on the broker resource "<node id>") win over the cluster-wide dynamic defaults (resource ""),
+// which win over server.properties, which wins over Kafka's defaults. The maps live in the
+// metadata image and the broker; they must outlive whoever holds the sources.
 struct BrokerConfigSources {
   const std::map<std::string, std::string>* dynamic = nullptr;  // may be null
   const std::map<std::string, std::string>* static_settings =
-      nullptr;  // server.properties + overrides
+      nullptr;                                                     // server.properties + overrides
+  const metadata::MetadataImage::NodeConfigs* per_node = nullptr;  // may be null
+  std::string node;  // this broker's node id: its key in per_node
 };
+
+// This broker's sources: `image`'s dynamic configs for `node_id` and the static settings.
+BrokerConfigSources broker_config_sources(const metadata::MetadataImage& image,
+                                          const std::map<std::string, std::string>* static_settings,
+                                          int32_t node_id);
 
 struct ConfigSynonymValue {
   std::string name;
@@ -88,6 +101,12 @@ std::vector<ResolvedConfig> resolve_topic_configs(
 // Checks one override: known key, value of the right type (and, for keys storage uses, in
 // range). INVALID_CONFIG naming the key otherwise.
 Status validate_topic_config(const std::string& key, const std::string& value);
+
+// For a deprecated config (topic key or its broker synonym: message.format.version,
+// log.message.format.version, ...) the warning to log when it is set; nullopt for other keys.
+std::optional<std::string> deprecated_config_warning(std::string_view key);
+// Logs that warning (WARN, naming `resource`, e.g. "topic orders") when `key` is deprecated.
+void warn_if_deprecated(std::string_view resource, std::string_view key);
 
 // The topic config that makes a topic a mirror topic; only the mirror sets it.
 inline constexpr std::string_view kMirrorNameConfig = "mirror.name";

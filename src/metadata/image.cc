@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
+
 namespace mirra::metadata {
 namespace {
 
@@ -116,18 +118,14 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
       return refuse(fmt::format("config {} for unknown topic '{}'", r.key, r.resource_name));
     target = &it->second.configs;
   } else if (r.resource_type == kBrokerResource) {
-    // Per-broker dynamic configs would need this broker's node id to resolve; only the
-    // cluster-wide default exists so far.
-    if (!r.resource_name.empty())
-      return refuse(
-          fmt::format("config {} for broker '{}': only the cluster-wide default "
-                      "(resource name \"\") is supported",
-                      r.key, r.resource_name));
-    target = &broker_configs_;
+    if (!r.resource_name.empty() && !parse_decimal<int32_t>(r.resource_name))
+      return refuse(fmt::format("config {} for broker '{}': a broker is named by its node id",
+                                r.key, r.resource_name));
+    target = r.resource_name.empty() ? &broker_configs_ : &node_configs_[r.resource_name];
   } else {
     return refuse(
-        fmt::format("config {} for resource type {}: only topics (2) and the broker "
-                    "default (4) are supported",
+        fmt::format("config {} for resource type {}: only topics (2) and brokers (4) have "
+                    "configs",
                     r.key, r.resource_type));
   }
   if (r.value) {
@@ -135,6 +133,8 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
   } else {
     target->erase(r.key);
   }
+  if (target->empty() && !r.resource_name.empty() && r.resource_type == kBrokerResource)
+    node_configs_.erase(r.resource_name);
   return Status::OK();
 }
 
@@ -195,6 +195,9 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   }
   for (const auto& [key, value] : image.broker_configs())
     out.emplace_back(ConfigRecord{kBrokerResource, "", key, value});
+  for (const auto& [node, configs] : image.node_configs())
+    for (const auto& [key, value] : configs)
+      out.emplace_back(ConfigRecord{kBrokerResource, node, key, value});
   if (image.next_producer_id() > 0)
     out.emplace_back(ProducerIdsRecord{-1, image.next_producer_id()});
   for (const auto& [name, m] : image.mirrors()) {

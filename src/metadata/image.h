@@ -52,8 +52,12 @@ class MetadataImage {
   const TopicInfo* topic(const Uuid& id) const;
   // Sorted by name.
   const std::map<std::string, TopicInfo, std::less<>>& topics() const { return topics_; }
-  // Dynamic broker configs (AlterConfigs on the broker resource); key -> value.
+  // Dynamic cluster-wide broker configs (AlterConfigs on the broker resource ""); key -> value.
   const std::map<std::string, std::string>& broker_configs() const { return broker_configs_; }
+  // Dynamic per-broker configs (AlterConfigs on the broker resource "<node id>"): node id (as
+  // the resource names it) -> key -> value. They win over the cluster-wide ones on that node.
+  using NodeConfigs = std::map<std::string, std::map<std::string, std::string>, std::less<>>;
+  const NodeConfigs& node_configs() const { return node_configs_; }
   // Sorted by name.
   const std::map<std::string, MirrorInfo, std::less<>>& mirrors() const { return mirrors_; }
   const MirrorInfo* mirror(std::string_view name) const;
@@ -72,8 +76,9 @@ class MetadataImage {
   //   -1 or one of them;
   // - ConfigRecord: a non-empty key; resource type 2 (topic) names an existing topic and
   //   changes its `configs`; type 4 (broker) with resource_name "" (the cluster-wide default)
-  //   changes broker_configs(); per-broker resources and other types are refused. A nullopt
-  //   value removes the key (removing an absent key is fine);
+  //   changes broker_configs(), with a node id (decimal, >= 0) that node's node_configs();
+  //   other types are refused. A nullopt value removes the key (removing an absent key is
+  //   fine; a node left without keys is dropped);
   // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go;
   // - ProducerIdsRecord: next_producer_id only grows (a lower or equal one is refused) and
   //   stays below 2^62, far from the ids mirroring rewrites to;
@@ -101,6 +106,7 @@ class MetadataImage {
   std::map<std::string, TopicInfo, std::less<>> topics_;
   std::unordered_map<Uuid, std::string> names_by_id_;
   std::map<std::string, std::string> broker_configs_;
+  NodeConfigs node_configs_;
   int64_t next_producer_id_ = 0;
   std::map<std::string, MirrorInfo, std::less<>> mirrors_;
 };

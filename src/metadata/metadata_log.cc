@@ -41,7 +41,8 @@ storage::LogConfig log_config(const MetadataLogOptions& options) {
 }
 
 bool is_empty(const MetadataImage& image) {
-  return image.last_offset() == -1 && image.topics().empty() && image.broker_configs().empty();
+  return image.last_offset() == -1 && image.topics().empty() && image.broker_configs().empty() &&
+         image.node_configs().empty();
 }
 
 Status corrupt(std::string message) {

@@ -52,8 +52,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
 
   cluster::PartitionManagerOptions pm;
   pm.log_dir = config_.log_dir;
-  pm.broker.static_settings = &static_settings_;
-  pm.broker.dynamic = &metadata_->image().broker_configs();
+  pm.broker =
+      cluster::broker_config_sources(metadata_->image(), &static_settings_, config_.node_id);
   pm.retention_check_interval = std::chrono::milliseconds(
       setting_or(static_settings_, "log.retention.check.interval.ms", 300000));
   pm.checkpoint_interval = std::chrono::milliseconds(

@@ -12,6 +12,7 @@
 
 #include "base/parse.h"
 #include "base/properties.h"
+#include "cluster/topic_config.h"
 
 namespace mirra::server {
 namespace {
@@ -326,6 +327,8 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
                key == "log.retention.hours" || key == "log.dirs" || key == "log.dir" ||
                accepted_unused_keys().count(key) != 0) {
       // retention and log dirs are applied below by precedence; the rest are accepted
+    } else if (auto deprecated = cluster::deprecated_config_warning(key)) {
+      loaded.warnings.push_back(*deprecated);
     } else {
       loaded.warnings.push_back(fmt::format("unknown configuration key '{}' ignored", key));
     }

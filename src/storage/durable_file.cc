@@ -1,5 +1,7 @@
 #include "storage/durable_file.h"
 
+#include "storage/io_error.h"
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -35,8 +37,10 @@ class FdGuard {
 }  // namespace
 
 Status io_error(std::string_view what, const std::filesystem::path& path, int err) {
+  const char* name = ::strerrorname_np(err);
   return Status(ErrorCode::KAFKA_STORAGE_ERROR,
-                std::string(what) + " " + path.string() + ": " + std::strerror(err));
+                std::string(what) + " " + path.string() + ": " + std::strerror(err) + " (" +
+                    (name != nullptr ? name : std::to_string(err)) + ")");
 }
 
 Status write_all(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path) {
@@ -114,3 +118,23 @@ Result<std::optional<std::vector<uint8_t>>> read_file(const std::filesystem::pat
 }
 
 }  // namespace mirra::storage::durable
+
+namespace mirra::storage {
+
+IoErrorKind io_error_kind(const Status& s) {
+  if (s.code() != ErrorCode::KAFKA_STORAGE_ERROR) return IoErrorKind::kOther;
+  const std::string& m = s.message();
+  auto ends_with = [&m](std::string_view name) {
+    const std::string tail = "(" + std::string(name) + ")";
+    return m.size() >= tail.size() && m.compare(m.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (std::string_view name : {"ENOSPC", "EDQUOT"}) {
+    if (ends_with(name)) return IoErrorKind::kNoSpace;
+  }
+  for (std::string_view name : {"EIO", "EROFS", "ENXIO", "ENODEV", "EUCLEAN"}) {
+    if (ends_with(name)) return IoErrorKind::kDevice;
+  }
+  return IoErrorKind::kOther;
+}
+
+}  // namespace mirra::storage

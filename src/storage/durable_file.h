@@ -4,7 +4,7 @@
 // write_file_atomically() gives "old content or new content, never a mix": it writes a
 // temporary file next to the target, fsyncs it, renames it over the target and fsyncs the
 // directory (without the last step the rename itself may be lost in a crash).
-// Errors are KAFKA_STORAGE_ERROR with the path and errno text.
+// Errors are KAFKA_STORAGE_ERROR with the path, the errno text and the errno name.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,8 @@ Status write_all(int fd, std::span<const uint8_t> bytes,
 Status pwrite_all(int fd, std::span<const uint8_t> bytes, int64_t offset,
                   const std::filesystem::path& path_for_errors);
 
-// KAFKA_STORAGE_ERROR "<what> <path>: <strerror(err)>".
+// KAFKA_STORAGE_ERROR "<what> <path>: <strerror(err)> (<errno name>)"; storage/io_error.h
+// reads the errno name.
 Status io_error(std::string_view what, const std::filesystem::path& path, int err);
 
 }  // namespace mirra::storage::durable

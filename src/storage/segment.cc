@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "base/failpoint.h"
 #include "base/log.h"
 #include "protocol/records/byte_order.h"
 #include "storage/durable_file.h"
@@ -86,6 +87,9 @@ Status SegmentFile::read_at(int64_t position, std::span<uint8_t> out) const {
 }
 
 Status SegmentFile::append(std::span<const uint8_t> bytes) {
+  // Tests make the device fail here ("storage.segment.write=KAFKA_STORAGE_ERROR"): the append
+  // fails as a write that returned EIO would, before any byte is written.
+  if (!failpoint("storage.segment.write").ok()) return io_error("write", path(), EIO);
   auto h = file_.handle();
   if (!h) return h.status();
   if (Status st = durable::pwrite_all((*h)->fd(), bytes, size_, path()); !st) {

@@ -113,10 +113,30 @@ TEST(MetadataImage, BrokerConfigs) {
                         ConfigRecord{kBrokerResource, "", "log.retention.ms", std::nullopt}})
           .ok());
   EXPECT_EQ(image.broker_configs(), (std::map<std::string, std::string>{{"num.partitions", "3"}}));
-  expect_refused(image, ConfigRecord{kBrokerResource, "1", "num.partitions", "2"},
-                 "only the cluster-wide default");
+  expect_refused(image, ConfigRecord{kBrokerResource, "b1", "num.partitions", "2"},
+                 "a broker is named by its node id");
   expect_refused(image, ConfigRecord{8, "x", "k", "v"}, "resource type 8");
   expect_refused(image, ConfigRecord{1, "x", "k", "v"}, "resource type 1");
+}
+
+// Per-broker configs are kept per node id, apart from the cluster-wide ones, and survive a
+// snapshot; a node whose last key is removed is gone.
+TEST(MetadataImage, PerBrokerConfigs) {
+  MetadataImage image;
+  ASSERT_TRUE(
+      apply_all(image, {ConfigRecord{kBrokerResource, "", "log.retention.ms", "5"},
+                        ConfigRecord{kBrokerResource, "1", "log.retention.ms", "7"},
+                        ConfigRecord{kBrokerResource, "2", "log.segment.bytes", "100"},
+                        ConfigRecord{kBrokerResource, "2", "log.segment.bytes", std::nullopt}})
+          .ok());
+  EXPECT_EQ(image.broker_configs(),
+            (std::map<std::string, std::string>{{"log.retention.ms", "5"}}));
+  using Nodes = MetadataImage::NodeConfigs;
+  EXPECT_EQ(image.node_configs(), (Nodes{{"1", {{"log.retention.ms", "7"}}}}));
+  auto loaded = image_from_records(image_records(image), 3);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->node_configs(), image.node_configs());
+  EXPECT_EQ(loaded->broker_configs(), image.broker_configs());
 }
 
 TEST(MetadataImage, RemoveTopicDropsEverything) {

@@ -355,15 +355,14 @@ def test_broker_default_configs_apply_to_topics(broker):
     produce(broker, "cfg-broker-default", 4)
     part_dir = broker.data_dir / "cfg-broker-default-0"
     assert len(list(part_dir.glob("*.log"))) >= 2, sorted(os.listdir(part_dir))
-    # Refusals: a non-dynamic key, an unknown key, a bad value, a per-broker change.
+    # Refusals: a non-dynamic key, an unknown key, a bad value (per-broker configs:
+    # test_dynamic_configs.py).
     for changes, code in [([("node.id", SET, "5")], INVALID_REQUEST),
                           ([("log.retention.hours", SET, "5")], INVALID_REQUEST),
                           ([("no.such.key", SET, "5")], INVALID_CONFIG),
                           ([("log.retention.ms", SET, "later")], INVALID_CONFIG)]:
         err, msg = incremental_alter(broker.port, [(*key, changes)])[key]
         assert err == code and changes[0][0] in msg, (changes, err, msg)
-    per_broker = (BROKER, str(NODE_ID))
-    assert incremental_alter(broker.port, [(*per_broker, changes)])[per_broker][0] == INVALID_REQUEST
     # AlterConfigs on the default replaces the set: log.segment.bytes goes back.
     assert alter_configs_raw(broker.port, BROKER, "", {"log.retention.ms": "654321"}) == (0, None)
     err, _, defaults = describe_configs_raw(broker.port, BROKER, "")

@@ -1,6 +1,7 @@
 // AlterConfigs (key 33): the legacy, non-incremental form. Each resource's configs replace its
-// whole override set: keys the request does not name go back to their defaults. Topics and
-// the cluster-wide broker defaults (broker resource ""); validate_only checks without writing.
+// whole override set: keys the request does not name go back to their defaults. Topics, the
+// cluster-wide broker defaults (broker resource "") and this broker's own dynamic configs
+// (resource "<node id>"); validate_only checks without writing.
 #include "protocol/messages/alter_configs.h"
 
 #include "server/handlers/config_resources.h"

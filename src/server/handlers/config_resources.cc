@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "base/assert.h"
 #include "base/log.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
@@ -24,7 +25,8 @@ using cluster::ConfigType;
 using cluster::TopicConfigDef;
 
 cluster::BrokerConfigSources broker_sources(const RequestContext& ctx) {
-  return {&ctx.broker->metadata->image().broker_configs(), ctx.broker->static_settings};
+  return cluster::broker_config_sources(ctx.broker->metadata->image(), ctx.broker->static_settings,
+                                        ctx.broker->config->node_id);
 }
 
 std::string join_listeners(const std::vector<Listener>& listeners) {
@@ -245,8 +247,17 @@ std::string describe_changes(const ConfigChanges& changes) {
   return list;
 }
 
-asio::awaitable<Status> alter_broker_defaults(RequestContext& ctx, const ConfigChanges& changes,
-                                              bool validate_only) {
+// The broker resource `name` ("" for the cluster-wide defaults, else this node's id) and the
+// log line that says what changed there.
+std::string broker_resource_label(const std::string& name) {
+  return name.empty() ? "cluster-wide broker config" : fmt::format("broker {} config", name);
+}
+
+// Dynamic broker configs, cluster-wide or this node's: validated, recorded in the metadata log
+// (ConfigRecord on the broker resource `name`), then every partition reconfigured, since the
+// keys are topic defaults and the logs resolve them through the image.
+asio::awaitable<Status> alter_broker_configs(RequestContext& ctx, const std::string& name,
+                                             const ConfigChanges& changes, bool validate_only) {
   for (const auto& [key, value] : changes) {
     if (Status s = validate_broker_change(ctx, key, value); !s.ok()) co_return s;
   }
@@ -255,17 +266,20 @@ asio::awaitable<Status> alter_broker_defaults(RequestContext& ctx, const ConfigC
     Records out;
     if (validate_only) return out;
     for (const auto& [key, value] : changes) {
-      out.push_back(metadata::ConfigRecord{metadata::kBrokerResource, "", key, value});
+      out.push_back(metadata::ConfigRecord{metadata::kBrokerResource, name, key, value});
     }
     return out;
   };
   cluster::PartitionManager* partitions = ctx.broker->partitions;
-  auto after = [&changes,
+  auto after = [&changes, &name,
                 partitions](const metadata::MetadataImage& image) -> asio::awaitable<void> {
-    MIRRA_LOG_INFO("cluster-wide broker config: {}", describe_changes(changes));
+    MIRRA_LOG_INFO("{}: {}", broker_resource_label(name), describe_changes(changes));
+    for (const auto& [key, value] : changes) {
+      if (value) cluster::warn_if_deprecated(broker_resource_label(name), key);
+    }
     // The manager resolves defaults through the image it was given: every topic's logs get
     // their new effective config, overrides still winning.
-    for (const auto& [name, topic] : image.topics()) co_await partitions->reconfigure(topic);
+    for (const auto& [topic_name, topic] : image.topics()) co_await partitions->reconfigure(topic);
   };
   cluster::AfterChange then;  // named, not a conditional temporary inside co_await (g++ 12)
   if (!validate_only) then = after;
@@ -353,6 +367,10 @@ std::map<std::string, std::string> current_overrides(const RequestContext& ctx, 
                                                      const std::string& name) {
   const metadata::MetadataImage& image = ctx.broker->metadata->image();
   if (target == ConfigTarget::kBrokerDefault) return image.broker_configs();
+  if (target == ConfigTarget::kThisBroker) {
+    auto it = image.node_configs().find(std::to_string(ctx.broker->config->node_id));
+    if (it != image.node_configs().end()) return it->second;
+  }
   if (target == ConfigTarget::kTopic) {
     if (const metadata::TopicInfo* info = image.topic(name)) return info->configs;
   }
@@ -386,15 +404,17 @@ asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget 
     case ConfigTarget::kTopic:
       co_return co_await ctx.broker->topic_admin->alter_topic_configs(name, changes, validate_only);
     case ConfigTarget::kBrokerDefault:
-      co_return co_await alter_broker_defaults(ctx, changes, validate_only);
+      co_return co_await alter_broker_configs(ctx, name, changes, validate_only);
+    case ConfigTarget::kThisBroker: {
+      // Recorded under the node id as the image looks it up ("01" names node 1 too).
+      const std::string node = std::to_string(ctx.broker->config->node_id);
+      co_return co_await alter_broker_configs(ctx, node, changes, validate_only);
+    }
     case ConfigTarget::kMirror:  // the mirror's runner reconnects by itself (mirror_admin.h)
       co_return co_await ctx.broker->mirrors->alter_configs(name, changes, validate_only);
-    case ConfigTarget::kThisBroker:
-      break;
   }
-  co_return Status(ErrorCode::INVALID_REQUEST,
-                   fmt::format("per-broker dynamic configs are not supported; alter the "
-                               "cluster-wide default instead (broker resource \"\")"));
+  MIRRA_ASSERT(false, "every config target is handled above");
+  co_return Status::OK();
 }
 
 }  // namespace mirra::server

@@ -4,10 +4,13 @@
 //
 // Topic configs are the catalogue of cluster/topic_config.h. Broker configs are the broker's
 // settings (ServerConfig's keys, everything in server.properties and --override) plus the
-// dynamic cluster-wide defaults kept in the metadata image (ConfigRecord on the broker resource
-// ""). Only the topic defaults are dynamic, as in Kafka: each topic config's primary broker
-// synonym (log.retention.ms, log.segment.bytes, message.max.bytes, ...). Changing one
-// reconfigures every partition so that topics without an override follow it at once.
+// dynamic ones kept in the metadata image: cluster-wide (ConfigRecord on the broker resource "")
+// and this node's own (resource "<node id>", source DYNAMIC_BROKER_CONFIG, winning over the
+// cluster-wide ones as in Kafka). Only the keys Mirra applies at run time are dynamic: each
+// topic config's primary broker synonym (log.retention.ms, log.segment.bytes,
+// message.max.bytes, ...). Changing one reconfigures every partition so that topics without an
+// override follow it at once. Any other broker key is refused per key with Kafka's
+// INVALID_REQUEST "Cannot update these configs dynamically: <key>".
 #pragma once
 
 #include <cstdint>
@@ -82,8 +85,7 @@ std::optional<std::string> effective_value(const RequestContext& ctx, ConfigTarg
                                            const std::string& name, const std::string& key);
 
 // Validates and (unless validate_only) records the changes, then applies them to the logs;
-// logs one line per change. Per-broker dynamic configs are not supported (INVALID_REQUEST):
-// the cluster-wide default is what a single node needs.
+// logs one line per change.
 asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget target,
                                               const std::string& name, ConfigChanges changes,
                                               bool validate_only);

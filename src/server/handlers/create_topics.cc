@@ -52,8 +52,8 @@ void describe_created(const RequestContext& ctx, const cluster::NewTopic& nt,
   }
   out.num_partitions = partitions;
   out.replication_factor = rf;
-  cluster::BrokerConfigSources sources{&ctx.broker->metadata->image().broker_configs(),
-                                       ctx.broker->static_settings};
+  const cluster::BrokerConfigSources sources = cluster::broker_config_sources(
+      ctx.broker->metadata->image(), ctx.broker->static_settings, ctx.broker->config->node_id);
   out.configs.emplace();
   for (const auto& rc : cluster::resolve_topic_configs(nt.configs, sources)) {
     out.configs->push_back({rc.name, rc.value, false, static_cast<int8_t>(rc.source), false, {}});

@@ -1,10 +1,9 @@
 // DescribeLogDirs (key 35, v1-4): the broker's one log directory with the size of each
 // partition it holds (all topics for a null list, else the topics and partitions named), no
 // offset lag and no future replicas (a single node has no reassignments), and from v4 the
-// file system's total and usable bytes.
+// file system's total and usable bytes. A directory taken offline by a device error
+// (cluster/log_dir_health.h) is answered KAFKA_STORAGE_ERROR with no logs.
 #include "protocol/messages/describe_log_dirs.h"
-
-#include <sys/statvfs.h>
 
 #include <filesystem>
 
@@ -26,10 +25,9 @@ std::optional<std::vector<TopicSelection>> selection(const DescribeLogDirsReques
 }
 
 void fill_space(const std::string& dir, DescribeLogDirsResponse::DescribeLogDirsResult& out) {
-  struct statvfs fs {};
-  if (::statvfs(dir.c_str(), &fs) != 0) return;  // -1/-1: unknown
-  out.total_bytes = static_cast<int64_t>(fs.f_blocks) * static_cast<int64_t>(fs.f_frsize);
-  out.usable_bytes = static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+  const cluster::DiskSpace space = cluster::disk_space(dir);  // -1/-1: unknown
+  out.total_bytes = space.total_bytes;
+  out.usable_bytes = space.usable_bytes;
 }
 
 }  // namespace
@@ -42,6 +40,11 @@ asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx) {
   DescribeLogDirsResponse resp;
   auto& result = resp.results.emplace_back();
   result.log_dir = ec ? ctx.broker->log_dir : dir.lexically_normal().string();
+  // An offline directory is reported as Kafka reports one: its error, no logs, no sizes.
+  if (ctx.broker->partitions->log_dir_health().offline()) {
+    result.error_code = error_number(ErrorCode::KAFKA_STORAGE_ERROR);
+    co_return respond(ctx, resp);
+  }
   for (const TopicPartitions& tp : select_partitions(ctx, selection(req.value()))) {
     DescribeLogDirsResponse::DescribeLogDirsTopic topic;
     topic.name = tp.topic;

@@ -40,8 +40,10 @@ struct Target {
 
 struct ReadOut {
   ReadOut() = default;
-  ReadOut(Status s) : status(std::move(s)) {}  // NOLINT: PartitionManager::run's error path
-  Status status = Status::OK();
+  ReadOut(Status s) : outcome(std::move(s)) {}  // NOLINT: PartitionManager::run's error path
+  // As a Result's: PartitionManager::start reports it to the log directory's health.
+  Status status() const { return outcome; }
+  Status outcome = Status::OK();
   FileSliceList records;
   int64_t record_bytes = 0;
   std::vector<storage::AbortedTxn> aborted;
@@ -154,7 +156,7 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
           ReadOut r;
           auto read = log.read(offset, max_bytes, bound, min_one);
           if (!read.ok()) {
-            r.status = read.status();
+            r.outcome = read.status();
             return r;
           }
           r.record_bytes = read->total_bytes();
@@ -163,7 +165,7 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
           return r;
         });
     t.offsets = t.part->offsets;
-    t.error = out.status.ok() ? ErrorCode::NONE : out.status.code();
+    t.error = out.outcome.ok() ? ErrorCode::NONE : out.outcome.code();
     t.records = std::move(out.records);
     t.record_bytes = out.record_bytes;
     t.aborted = std::move(out.aborted);
