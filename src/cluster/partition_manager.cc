@@ -412,7 +412,8 @@ asio::awaitable<void> PartitionManager::shutdown() {
   std::vector<std::pair<std::shared_ptr<Partition>, std::shared_ptr<Pending<Status>>>> closing;
   for (auto& [name, parts] : topics_) {
     for (auto& p : parts) {
-      closing.emplace_back(p, post<storage::PartitionLog>(p, [](storage::PartitionLog& log) { return log.close(); }));
+      closing.emplace_back(p, post<storage::PartitionLog>(
+                                  p, [](storage::PartitionLog& log) { return log.close(); }));
     }
   }
   // An offline partition was never opened (recovered) by this run: the next one must look at
