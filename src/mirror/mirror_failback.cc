@@ -83,6 +83,20 @@ asio::awaitable<Result<PartitionRestart>> MirrorManager::truncate_for_restart(
   co_return done.value();
 }
 
+asio::awaitable<Status> MirrorManager::end_transactions_on(MirrorRunner& runner,
+                                                           const std::string& topic,
+                                                           const std::vector<int32_t>& partitions) {
+  if (!end_transactions_) co_return Status::OK();
+  const std::string why =
+      fmt::format("topic {} is restarted as a mirror topic of mirror {}", topic, runner.name());
+  // Named before the co_await (g++ 12, src/cluster/README.md).
+  auto ending = end_transactions_(topic, partitions, why);
+  Status s = co_await std::move(ending);
+  if (s.ok()) co_return s;
+  co_return Status(s.code(),
+                   fmt::format("cannot end the transactions open on {}: {}", topic, s.message()));
+}
+
 asio::awaitable<AddedTopic> MirrorManager::restart_topic(MirrorRunner& runner,
                                                          const metadata::TopicInfo& topic,
                                                          const std::string& source_cluster_id) {
@@ -99,16 +113,9 @@ asio::awaitable<AddedTopic> MirrorManager::restart_topic(MirrorRunner& runner,
   // No client write lands between here and the PREPARING states that make the topic read-only
   // for good; a crash in between leaves it writable, as it was (the restart is asked again).
   const ScopedMember read_only(restarting_topics_, topic.name);
-  if (end_transactions_) {
-    const std::string why = fmt::format("topic {} is restarted as a mirror topic of mirror {}",
-                                        topic.name, runner.name());
-    // Named before the co_await (g++ 12, src/cluster/README.md).
-    auto ending = end_transactions_(topic.name, partitions, why);
-    if (Status s = co_await std::move(ending); !s.ok()) {
-      out.status = Status(s.code(), fmt::format("cannot end the transactions open on {}: {}",
-                                                topic.name, s.message()));
-      co_return out;
-    }
+  if (Status s = co_await end_transactions_on(runner, topic.name, partitions); !s.ok()) {
+    out.status = s;
+    co_return out;
   }
   for (size_t i = 0; i < partitions.size(); ++i) {
     const MirrorStateKey key{topic.id, partitions[i]};

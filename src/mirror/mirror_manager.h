@@ -179,6 +179,10 @@ class MirrorManager {
   asio::awaitable<AddedTopic> restart_topic(MirrorRunner& runner, const metadata::TopicInfo& topic,
                                             const std::string& source_cluster_id);
   asio::awaitable<Status> check_no_loop(MirrorRunner& runner, const std::string& topic);
+  // The transactions open on the topic's partitions aborted and their producers fenced (the
+  // `end_transactions_` hook) before a restart truncates them.
+  asio::awaitable<Status> end_transactions_on(MirrorRunner& runner, const std::string& topic,
+                                              const std::vector<int32_t>& partitions);
   asio::awaitable<Result<PartitionRestart>> truncate_for_restart(const metadata::TopicInfo& topic,
                                                                  int32_t partition, int64_t point);
   asio::awaitable<Result<std::map<std::string, std::string>>> source_topic_configs(
