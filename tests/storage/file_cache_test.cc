@@ -80,6 +80,9 @@ TEST(FileCache, ManyMorePartitionsThanDescriptors) {
 // A slice holds its descriptor: evicting the segment's cache entry, then deleting the segment,
 // does not take the bytes from under a reader (the network thread sends them later).
 TEST(FileCache, SliceSurvivesEvictionAndDeletion) {
+  // A small cache, so filling it takes a few dozen logs whatever the machine's `ulimit -n`
+  // (at 20000 it took 5000 fsynced logs and 45 s).
+  LowFileLimit limit(200);
   TempDir dir;
   auto log = PartitionLog::open(dir.path() / "a-0", LogConfig{});
   ASSERT_TRUE(log);
