@@ -81,7 +81,8 @@ MirrorManager::MirrorManager(asio::any_io_executor core, cluster::MetadataStore&
       state_topic_(store, partitions, topics, state_topic_spec(config.state_topic_partitions)),
       states_(state_topic_),
       writer_(partitions.take_mirror_writer()),
-      sink_(store, partitions, writer_, topics, states_) {
+      sink_(store, partitions, writer_, topics, states_),
+      sync_destination_(*this, store, topics) {
   partitions.set_read_only_check(
       [this](const cluster::Partition& p) { return check_writable(p.topic, p.index); });
 }
@@ -290,12 +291,14 @@ void MirrorManager::sync() {
     auto m = mirrors.find(it->first);
     if (m == mirrors.end()) {
       it->second->stop();
+      stop_sync(it->first);
       it = runners_.erase(it);
     } else if (m->second.configs != it->second->configs()) {
       MIRRA_LOG_INFO("mirror {}: configs changed; reconnecting with them", it->first);
       it->second->stop();
       restarting_.emplace(it->first, it->second);
-      asio::co_spawn(core_, restart_when_stopped(it->first, it->second), asio::detached);
+      asio::co_spawn(core_, restart_when_stopped(it->first, it->second, stop_sync(it->first)),
+                     asio::detached);
       it = runners_.erase(it);
     } else {
       ++it;
@@ -318,6 +321,7 @@ void MirrorManager::sync() {
     }
     not_started_.erase(name);
     runner.value()->start();
+    start_sync(name, *runner.value());
     runners_.emplace(name, std::move(runner.value()));
   }
 }
@@ -343,8 +347,10 @@ asio::awaitable<void> MirrorManager::fail_unstartable(std::string mirror, Status
 }
 
 asio::awaitable<void> MirrorManager::restart_when_stopped(std::string name,
-                                                          std::shared_ptr<MirrorRunner> old) {
+                                                          std::shared_ptr<MirrorRunner> old,
+                                                          std::shared_ptr<MirrorSync> old_sync) {
   co_await old->stopped();
+  if (old_sync != nullptr) co_await old_sync->stopped();
   restarting_.erase(name);
   sync();
 }
@@ -353,10 +359,46 @@ asio::awaitable<void> MirrorManager::stop() {
   MIRRA_ASSERT_OWNER(owner_);
   stopped_ = true;
   for (auto& [name, r] : runners_) r->stop();
+  auto syncs = std::move(syncs_);
+  for (auto& [name, s] : syncs) s->stop();
   for (auto& [name, r] : runners_) co_await r->stopped();
+  for (auto& [name, s] : syncs) co_await s->stopped();
   runners_.clear();
   auto restarting = restarting_;  // restart_when_stopped() erases from it meanwhile
   for (auto& [name, r] : restarting) co_await r->stopped();
+}
+
+void MirrorManager::start_sync(const std::string& name, const MirrorRunner& runner) {
+  auto client = ClientMirrorSource(core_, runner.settings().bootstrap_servers)
+                    .admin_client(sync_client_id(name, node_id_));
+  if (!client.ok()) {  // the runner's own clients were made from the same settings
+    MIRRA_LOG_ERROR("mirror {}: no sync tasks: {}", name, client.status().message());
+    return;
+  }
+  const MirrorSyncContext ctx{core_,
+                              sink_,
+                              sync_destination_,
+                              std::chrono::milliseconds(config_.metadata_refresh_interval_ms),
+                              {},
+                              {}};
+  auto sync = std::make_shared<MirrorSync>(
+      ctx, name, runner.settings(), std::make_unique<ClientSyncSource>(std::move(client.value())));
+  sync->start();
+  syncs_.insert_or_assign(name, std::move(sync));
+}
+
+std::shared_ptr<MirrorSync> MirrorManager::stop_sync(const std::string& name) {
+  auto it = syncs_.find(name);
+  if (it == syncs_.end()) return nullptr;
+  std::shared_ptr<MirrorSync> sync = std::move(it->second);
+  syncs_.erase(it);
+  sync->stop();
+  return sync;
+}
+
+const MirrorSync* MirrorManager::sync_of(const std::string& mirror) const {
+  auto it = syncs_.find(mirror);
+  return it == syncs_.end() ? nullptr : it->second.get();
 }
 
 const MirrorRunner* MirrorManager::runner(const std::string& mirror) const {

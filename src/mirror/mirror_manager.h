@@ -26,10 +26,12 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
+#include "mirror/cluster_sync_destination.h"
 #include "mirror/mirror_describe.h"
 #include "mirror/mirror_runner.h"
 #include "mirror/mirror_sink.h"
 #include "mirror/mirror_state_store.h"
+#include "mirror/mirror_sync.h"
 
 namespace mirra::mirror {
 
@@ -137,6 +139,8 @@ class MirrorManager {
       const std::vector<std::string>& patterns);
 
   const MirrorRunner* runner(const std::string& mirror) const;
+  // The mirror's sync tasks (docs/mirroring-design.md §8); null while it has no runner.
+  const MirrorSync* sync_of(const std::string& mirror) const;
 
   // mirror_describe.cc. DescribeMirrors: the mirrors named (nullopt: all), per partition its
   // state, the source's offsets as last fetched, our log end, the lag, rates and errors.
@@ -210,8 +214,9 @@ class MirrorManager {
   const MirrorBrokerConfig config_;
   cluster::InternalTopic state_topic_;
   MirrorStateStore states_;
-  const cluster::LogWriter writer_;  // the mirror's: changes mirror topics' logs
-  ClusterMirrorSink sink_;           // the runners' destination
+  const cluster::LogWriter writer_;          // the mirror's: changes mirror topics' logs
+  ClusterMirrorSink sink_;                   // the runners' destination
+  ClusterSyncDestination sync_destination_;  // the sync tasks' destination
   EndTransactionsHook end_transactions_;
   // Topics restart_topic() is truncating: read-only from its first change to its last, before
   // their state says so (mirror_failback.cc).
@@ -220,13 +225,19 @@ class MirrorManager {
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;
+  std::map<std::string, std::shared_ptr<MirrorSync>> syncs_;  // one per runner
   // Runners of mirrors whose configs changed, until their loops have ended (no new runner of
   // the mirror may append meanwhile).
   std::map<std::string, std::shared_ptr<MirrorRunner>> restarting_;
   // Why a mirror of the image has no runner (its configs were refused at start).
   std::map<std::string, Status> not_started_;
 
-  asio::awaitable<void> restart_when_stopped(std::string name, std::shared_ptr<MirrorRunner> old);
+  asio::awaitable<void> restart_when_stopped(std::string name, std::shared_ptr<MirrorRunner> old,
+                                             std::shared_ptr<MirrorSync> old_sync);
+  // A mirror's sync tasks start with its runner (the same settings) and stop with it;
+  // stop_sync() hands back the stopping sync so that a restart can wait for it.
+  void start_sync(const std::string& name, const MirrorRunner& runner);
+  std::shared_ptr<MirrorSync> stop_sync(const std::string& name);
 };
 
 }  // namespace mirra::mirror

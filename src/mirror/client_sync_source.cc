@@ -1,0 +1,45 @@
+// ClientSyncSource: the sync tasks' admin calls of the source through client::Client
+// (mirror_sync.h).
+#include "client/client.h"
+#include "mirror/mirror_sync.h"
+
+namespace mirra::mirror {
+
+ClientSyncSource::ClientSyncSource(std::unique_ptr<client::Client> client)
+    : client_(std::move(client)) {
+  MIRRA_ASSERT(client_ != nullptr, "a sync source needs a client");
+}
+
+ClientSyncSource::~ClientSyncSource() = default;
+
+asio::awaitable<Result<client::ClusterMetadata>> ClientSyncSource::metadata(
+    std::optional<std::vector<std::string>> topics) {
+  co_return co_await client_->metadata(std::move(topics));
+}
+
+asio::awaitable<Result<std::vector<client::ConfigResourceResult>>> ClientSyncSource::topic_configs(
+    std::vector<std::string> topics) {
+  std::vector<client::ConfigResource> resources;
+  for (std::string& t : topics) {
+    resources.push_back({client::ConfigResourceType::topic, std::move(t), {}});
+  }
+  co_return co_await client_->describe_configs(std::move(resources));
+}
+
+asio::awaitable<Result<client::GroupListings>> ClientSyncSource::list_groups() {
+  co_return co_await client_->list_groups();
+}
+
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
+ClientSyncSource::committed_offsets(std::vector<std::string> groups,
+                                    std::vector<client::TopicPartition> partitions) {
+  std::map<std::string, Result<std::vector<client::CommittedOffset>>> out;
+  for (const std::string& g : groups) {
+    out.insert_or_assign(g, co_await client_->offset_fetch(g, partitions));
+  }
+  co_return out;
+}
+
+void ClientSyncSource::close() { client_->close(); }
+
+}  // namespace mirra::mirror

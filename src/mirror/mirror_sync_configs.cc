@@ -1,0 +1,11 @@
+// MirrorSync's configs sync (docs/mirroring-design.md §8).
+#include "mirror/mirror_sync.h"
+
+namespace mirra::mirror {
+
+asio::awaitable<SyncRound> MirrorSync::sync_configs() {
+  MIRRA_ASSERT_OWNER(owner_);
+  co_return SyncRound{};
+}
+
+}  // namespace mirra::mirror

@@ -1,0 +1,133 @@
+#include "fake_sync.h"
+
+namespace mirra::mirror::test {
+
+asio::awaitable<Result<client::ClusterMetadata>> FakeSyncSource::metadata(
+    std::optional<std::vector<std::string>> topics) {
+  ++metadata_calls;
+  if (!metadata_error.ok()) co_return metadata_error;
+  if (!topics) co_return cluster;
+  client::ClusterMetadata out = cluster;
+  out.topics.clear();
+  for (const std::string& name : *topics) {
+    const client::TopicInfo* t = cluster.topic(name);
+    if (t != nullptr) {
+      out.topics.push_back(*t);
+    } else {
+      out.topics.push_back({name, Uuid{}, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, false, {}});
+    }
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<client::ConfigResourceResult>>> FakeSyncSource::topic_configs(
+    std::vector<std::string> topics) {
+  ++configs_calls;
+  if (!configs_error.ok()) co_return configs_error;
+  std::vector<client::ConfigResourceResult> out;
+  for (const std::string& name : topics) {
+    client::ConfigResourceResult& r = out.emplace_back();
+    r.resource = {client::ConfigResourceType::topic, name, {}};
+    if (cluster.topic(name) == nullptr) {
+      r.status = Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "no such topic");
+    } else if (auto it = configs.find(name); it != configs.end()) {
+      r.entries = it->second;
+    }
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<client::GroupListings>> FakeSyncSource::list_groups() {
+  ++list_groups_calls;
+  if (!list_groups_error.ok()) co_return list_groups_error;
+  co_return groups;
+}
+
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
+FakeSyncSource::committed_offsets(std::vector<std::string> groups,
+                                  std::vector<client::TopicPartition> partitions) {
+  ++offsets_calls;
+  std::map<std::string, Result<std::vector<client::CommittedOffset>>> out;
+  for (const std::string& g : groups) {
+    if (auto e = group_errors.find(g); e != group_errors.end()) {
+      out.insert_or_assign(g, e->second);
+      continue;
+    }
+    std::vector<client::CommittedOffset> found;
+    const auto it = offsets.find(g);
+    for (const client::TopicPartition& tp : partitions) {
+      client::CommittedOffset c{tp, Status::OK(), -1, -1, std::nullopt};
+      if (it != offsets.end()) {
+        if (auto o = it->second.find(tp); o != it->second.end()) c = o->second;
+      }
+      found.push_back(c);
+    }
+    out.insert_or_assign(g, std::move(found));
+  }
+  co_return out;
+}
+
+asio::awaitable<std::vector<Status>> FakeSyncDestination::add_topics(
+    const std::string& mirror, std::vector<std::string> names) {
+  std::vector<Status> out;
+  for (const std::string& n : names) {
+    added.push_back(n);
+    out.push_back(on_add ? on_add(mirror, n) : Status::OK());
+  }
+  co_return out;
+}
+
+asio::awaitable<Status> FakeSyncDestination::fail_topic(const std::string&,
+                                                        const std::string& topic, Status why) {
+  failed_topics.insert_or_assign(topic, why);
+  co_return Status::OK();
+}
+
+std::map<std::string, std::string> FakeSyncDestination::topic_configs(
+    const std::string& topic) const {
+  auto it = configs.find(topic);
+  return it == configs.end() ? std::map<std::string, std::string>{} : it->second;
+}
+
+asio::awaitable<Status> FakeSyncDestination::alter_topic_configs(
+    const std::string& topic, std::map<std::string, std::string> set,
+    std::vector<std::string> removed) {
+  ++config_changes;
+  auto& c = configs[topic];
+  for (auto& [k, v] : set) c.insert_or_assign(k, v);
+  for (const std::string& k : removed) c.erase(k);
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> FakeSyncDestination::add_partitions(const std::string&,
+                                                            const std::string& topic,
+                                                            int32_t count) {
+  partition_counts.insert_or_assign(topic, count);
+  co_return Status::OK();
+}
+
+DestinationGroup FakeSyncDestination::group(const std::string& group_id) const {
+  auto it = groups.find(group_id);
+  return it == groups.end() ? DestinationGroup{} : it->second;
+}
+
+std::optional<DestinationBounds> FakeSyncDestination::bounds(
+    const client::TopicPartition& tp) const {
+  auto it = partition_bounds.find(tp);
+  if (it == partition_bounds.end()) return std::nullopt;
+  return it->second;
+}
+
+asio::awaitable<Result<std::vector<client::PartitionStatus>>> FakeSyncDestination::commit_offsets(
+    const std::string& group_id, std::vector<client::OffsetToCommit> offsets) {
+  ++commits;
+  if (auto e = commit_errors.find(group_id); e != commit_errors.end()) co_return e->second;
+  std::vector<client::PartitionStatus> out;
+  for (client::OffsetToCommit& o : offsets) {
+    out.push_back({o.tp, Status::OK()});
+    committed[group_id].insert_or_assign(o.tp, std::move(o));
+  }
+  co_return out;
+}
+
+}  // namespace mirra::mirror::test

@@ -1,0 +1,75 @@
+// Fakes of the sync tasks' source and destination (mirror_sync.h), in memory. Tests set what
+// the source holds and which calls fail, and read back what the sync changed on the
+// destination.
+//
+// Threading: the test's io_context, one thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mirror/mirror_sync.h"
+
+namespace mirra::mirror::test {
+
+class FakeSyncSource : public SyncSource {
+ public:
+  // What the source holds; tests change it between rounds.
+  client::ClusterMetadata cluster;
+  std::map<std::string, std::vector<client::ConfigEntry>> configs;  // by topic
+  client::GroupListings groups;
+  // Committed offsets by group and partition.
+  std::map<std::string, std::map<client::TopicPartition, client::CommittedOffset>> offsets;
+  // Failures: a call as a whole, or one group's offsets.
+  Status metadata_error, configs_error, list_groups_error;
+  std::map<std::string, Status> group_errors;
+  // Calls made, for tests that count round trips.
+  int metadata_calls = 0, configs_calls = 0, list_groups_calls = 0, offsets_calls = 0;
+
+  asio::awaitable<Result<client::ClusterMetadata>> metadata(
+      std::optional<std::vector<std::string>> topics) override;
+  asio::awaitable<Result<std::vector<client::ConfigResourceResult>>> topic_configs(
+      std::vector<std::string> topics) override;
+  asio::awaitable<Result<client::GroupListings>> list_groups() override;
+  asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
+  committed_offsets(std::vector<std::string> groups,
+                    std::vector<client::TopicPartition> partitions) override;
+  void close() override { closed = true; }
+  bool closed = false;
+};
+
+class FakeSyncDestination : public SyncDestination {
+ public:
+  // Called by add_topics() for each name (a test adds the topic to its FakeSink); its Status
+  // is the outcome. Empty: every add succeeds and is only recorded.
+  std::function<Status(const std::string& mirror, const std::string& topic)> on_add;
+  std::vector<std::string> added;               // every topic add_topics() was asked for
+  std::map<std::string, Status> failed_topics;  // fail_topic()'s reasons
+  std::map<std::string, std::map<std::string, std::string>> configs;  // by topic
+  int config_changes = 0;
+  std::map<std::string, int32_t> partition_counts;  // add_partitions()'s latest count by topic
+  std::map<std::string, DestinationGroup> groups;
+  std::map<client::TopicPartition, DestinationBounds> partition_bounds;
+  // Committed offsets by group and partition; a group's commits refused with its Status.
+  std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> committed;
+  std::map<std::string, Status> commit_errors;
+  int commits = 0;
+
+  asio::awaitable<std::vector<Status>> add_topics(const std::string& mirror,
+                                                  std::vector<std::string> names) override;
+  asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
+                                     Status why) override;
+  std::map<std::string, std::string> topic_configs(const std::string& topic) const override;
+  asio::awaitable<Status> alter_topic_configs(const std::string& topic,
+                                              std::map<std::string, std::string> set,
+                                              std::vector<std::string> removed) override;
+  asio::awaitable<Status> add_partitions(const std::string& mirror, const std::string& topic,
+                                         int32_t count) override;
+  DestinationGroup group(const std::string& group_id) const override;
+  std::optional<DestinationBounds> bounds(const client::TopicPartition& tp) const override;
+  asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
+      const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
+};
+
+}  // namespace mirra::mirror::test
