@@ -1,5 +1,7 @@
 #include "mirror/mirror_sync.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/clock.h"
@@ -89,6 +91,8 @@ asio::awaitable<void> MirrorSync::loop() {
 
 asio::awaitable<void> MirrorSync::run_round() {
   MIRRA_ASSERT_OWNER(owner_);
+  // One Metadata call for the round: the topic, config and partition syncs all work from it.
+  round_metadata_ = co_await source_->metadata(std::nullopt);
   // Each kind is awaited alone and recorded alone: one kind's failure never skips another.
   for (SyncKind kind : kSyncKinds) {
     if (stopping_) co_return;
@@ -111,6 +115,21 @@ asio::awaitable<void> MirrorSync::run_round() {
     if (stopping_) co_return;  // a cancelled call is not the source's failure
     record(kind, round, began);
   }
+}
+
+std::vector<SinkTopic> MirrorSync::synced_topics() const {
+  std::vector<SinkTopic> out;
+  for (SinkTopic& t : ctx_.sink.topics(mirror_)) {
+    const bool synced = std::none_of(t.partitions.begin(), t.partitions.end(), [&](int32_t p) {
+      const MirrorStateValue* v = ctx_.sink.state({t.id, p});
+      if (v == nullptr) return false;
+      const auto state = static_cast<MirrorState>(v->state);
+      return state == MirrorState::paused || state == MirrorState::stopping ||
+             state == MirrorState::stopped;
+    });
+    if (synced) out.push_back(std::move(t));
+  }
+  return out;
 }
 
 void MirrorSync::record(SyncKind kind, const SyncRound& round, SteadyTime began) {

@@ -190,7 +190,13 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   int64_t wall_ms() const { return ctx_.wall_ms(); }
   SteadyTime now() const { return ctx_.now(); }
 
-  // One file per kind.
+  // The mirror's topics the sync tasks work on (§8: none while PAUSED, none once failed over):
+  // those with no partition PAUSED, STOPPING or STOPPED, with the partitions the destination
+  // has.
+  std::vector<SinkTopic> synced_topics() const;
+
+  // One file per kind. Each reads the source's topics from round_metadata_ (every topic of
+  // the source, fetched once at the start of the round) and records its own errors.
   asio::awaitable<SyncRound> sync_topics();      // mirror_sync_topics.cc
   asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
   asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
@@ -201,9 +207,10 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   MirrorSettings settings_;
   std::unique_ptr<SyncSource> source_;
   MirrorSyncStatus status_;
-  // The source's metadata of the mirror's topics as of this round's topic sync (the other
-  // kinds work from it; empty when it failed).
-  std::optional<client::ClusterMetadata> round_metadata_;
+  // Every topic of the source, fetched once at the start of a round; its error when that
+  // failed (a kind that needs it reports the error as its own).
+  Result<client::ClusterMetadata> round_metadata_ =
+      Status(ErrorCode::UNKNOWN_SERVER_ERROR, "no round yet");
   // Topics found missing on the source at the last round: missing twice in a row is deleted.
   std::set<std::string> missing_once_;
   asio::steady_timer wakeup_;
