@@ -47,6 +47,16 @@ class MirrorRunnerTest : public ::testing::Test {
     for (int i = 0; i < batches; ++i) source_.produce(tp, 5, leader_epoch);
   }
 
+  // An unclean restart of the source: 50 offsets of epoch 0 (10 batches) lose the last 20, the
+  // leader epoch moves to 1, and 4 new batches end the log at 50 again.
+  void lose_tail_and_rewrite_it(const client::TopicPartition& tp) {
+    ASSERT_EQ(source_.log_end(tp), 50);
+    source_.lose_tail(tp, 30);
+    source_.set_leader_epoch(tp, 1);
+    produce(tp, 4, /*leader_epoch=*/1);
+    ASSERT_EQ(source_.log_end(tp), 50);
+  }
+
   // mirror.fetch.max.bytes of 1: one batch per answer, so that copying takes many pipelined
   // rounds.
   void start() {
@@ -240,10 +250,7 @@ TEST_F(MirrorRunnerTest, ASourceThatRewroteAsManyRecordsAsItLostIsCutWhereTheyDi
   produce(kP0, 10);
   start();
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));
-  source_.lose_tail(kP0, 30);
-  source_.set_leader_epoch(kP0, 1);
-  produce(kP0, 4, /*leader_epoch=*/1);  // 30..49 again, under epoch 1
-  ASSERT_EQ(source_.log_end(kP0), 50);
+  lose_tail_and_rewrite_it(kP0);
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));
   EXPECT_EQ(sink_.log(kP0)->log_end, 50);
   const std::vector<int64_t> offsets = asked(kP0);
@@ -258,9 +265,7 @@ TEST_F(MirrorRunnerTest, ADivergenceWhileTheMirrorWasDownIsFoundAtStart) {
   start();
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));
   stop_runner();
-  source_.lose_tail(kP0, 30);
-  source_.set_leader_epoch(kP0, 1);
-  produce(kP0, 4, /*leader_epoch=*/1);
+  lose_tail_and_rewrite_it(kP0);
   start();
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));
 }
