@@ -4,7 +4,9 @@
 // source broker that leads any of its partitions, so a slow or unreachable broker never holds
 // up the others. A loop fetches its partitions read_committed at the destination's log end and
 // appends each complete batch at its own offset after the producer-id rewrite
-// (mirror_apply.cc).
+// (mirror_apply.cc). Fetches carry the source's leader epoch; when it moves (and once after the
+// runner starts) the partition's log is compared with the source's and cut where they part
+// before it is fetched again (mirror_epochs.cc).
 //
 // Errors (mirror_failure.h): a transient one backs the partition off briefly; any other makes
 // it FAILED (durable), retried with exponential backoff and jitter; a permanent one waits for
