@@ -27,7 +27,8 @@ asio::awaitable<void> MirrorRunner::compare_epochs(std::vector<client::FetchPosi
   for (client::FetchPosition& pos : due) {
     auto epochs = co_await ctx_.sink.leader_epochs(pos.tp);
     if (!epochs.ok()) {
-      co_await failed(pos.tp, epochs.status());
+      const Status why = epochs.status();  // named, not a temporary inside co_await (g++ 12)
+      co_await failed(pos.tp, why);
       continue;
     }
     if (epochs->entries.empty()) {  // no batch with an epoch here: nothing to compare
@@ -43,8 +44,8 @@ asio::awaitable<void> MirrorRunner::compare_epochs(std::vector<client::FetchPosi
   if (queries.empty()) co_return;
   auto answers = co_await admin_->offset_for_leader_epoch(std::move(queries));
   if (!answers.ok()) {
-    for (const client::FetchPosition& pos : asked)
-      co_await comparison_failed(pos, answers.status());
+    const Status why = answers.status();
+    for (const client::FetchPosition& pos : asked) co_await comparison_failed(pos, why);
     co_return;
   }
   for (size_t i = 0; i < asked.size() && i < answers->size(); ++i) {
@@ -55,9 +56,9 @@ asio::awaitable<void> MirrorRunner::compare_epochs(std::vector<client::FetchPosi
     }
     auto matched = co_await truncate_at_divergence(asked[i].tp, ours[i], answer);
     if (!matched.ok()) {
-      if (matched.status().code() != ErrorCode::INVALID_MIRROR_STATE) {
-        co_await failed(asked[i].tp, matched.status());
-      }
+      const Status why = matched.status();
+      // INVALID_MIRROR_STATE: paused or failed over meanwhile, no failure of the partition.
+      if (why.code() != ErrorCode::INVALID_MIRROR_STATE) co_await failed(asked[i].tp, why);
       continue;
     }
     if (matched.value()) status_[asked[i].tp].compared_source_epoch = asked[i].current_leader_epoch;
