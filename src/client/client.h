@@ -72,6 +72,11 @@ class Client {
   asio::awaitable<Result<std::vector<PartitionOffset>>> list_offsets(
       std::vector<OffsetQuery> queries,
       IsolationLevel isolation = IsolationLevel::read_uncommitted);
+  // OffsetForLeaderEpoch (v2+) to each partition's leader, as a consumer (replica id -1, as
+  // librdkafka sends it); one answer per query, in order. A leader without the API gives
+  // UNSUPPORTED_VERSION.
+  asio::awaitable<Result<std::vector<EpochEndOffset>>> offset_for_leader_epoch(
+      std::vector<EpochQuery> queries);
   asio::awaitable<Result<std::vector<ProduceResult>>> produce(std::vector<ProduceBatch> batches,
                                                               ProduceOptions options = {});
   // One answer per position, in order. With options.sessions, requests go in the caller's

@@ -1,6 +1,7 @@
-// Client's routed data calls: produce, fetch and list_offsets. Each builds one request per
-// leader from the partitions route() hands it and maps the response back to those partitions.
-// Fetch uses the caller's FetchSessions (KIP-227, client/fetch_sessions.h) when given one.
+// Client's routed data calls: produce, fetch, list_offsets and offset_for_leader_epoch. Each builds
+// one request per leader from the partitions route() hands it and maps the response back to those
+// partitions. Fetch uses the caller's FetchSessions (KIP-227, client/fetch_sessions.h) when given
+// one.
 #include <map>
 #include <optional>
 #include <set>
@@ -338,6 +339,39 @@ asio::awaitable<Result<std::vector<PartitionOffset>>> Client::list_offsets(
     co_return Status::OK();
   };
   co_return co_await route<PartitionOffset>(queries, send_group);
+}
+
+asio::awaitable<Result<std::vector<EpochEndOffset>>> Client::offset_for_leader_epoch(
+    std::vector<EpochQuery> queries) {
+  auto send_group = [&queries](BrokerConnection& conn, const std::vector<size_t>& indexes,
+                               std::vector<EpochEndOffset>& out) -> asio::awaitable<Status> {
+    using Req = protocol::OffsetForLeaderEpochRequest;
+    Req req;
+    req.replica_id = -1;  // a consumer
+    for (size_t i : indexes) {
+      Req::OffsetForLeaderPartition p;
+      p.partition = queries[i].tp.partition;
+      p.current_leader_epoch = queries[i].current_leader_epoch;
+      p.leader_epoch = queries[i].leader_epoch;
+      topic_entry(req.topics, queries[i].tp.topic, &Req::OffsetForLeaderTopic::topic)
+          .partitions.push_back(p);
+    }
+    auto reply = co_await conn.send(req);
+    if (!reply.ok()) co_return reply.status();
+    IndexMap pending = index_of(queries, indexes);
+    for (const auto& t : reply->body.topics) {
+      for (const auto& p : t.partitions) {
+        EpochEndOffset* r = claim(pending, out, t.topic, p.partition);
+        if (r == nullptr) continue;
+        r->status = status_from(p.error_code, std::nullopt, "epoch end of " + to_string(r->tp));
+        r->leader_epoch = p.leader_epoch;
+        r->end_offset = p.end_offset;
+      }
+    }
+    for (auto& [tp, i] : pending) out[i].status = missing_answer("OffsetForLeaderEpoch", tp, conn);
+    co_return Status::OK();
+  };
+  co_return co_await route<EpochEndOffset>(queries, send_group);
 }
 
 }  // namespace mirra::client

@@ -175,6 +175,22 @@ struct PartitionOffset {
   int32_t leader_epoch = -1;
 };
 
+// OffsetForLeaderEpoch: where does `leader_epoch` end in the leader's log?
+struct EpochQuery {
+  TopicPartition tp;
+  int32_t leader_epoch = -1;
+  int32_t current_leader_epoch = -1;  // -1: no fencing
+};
+
+// The largest epoch at or below the one asked for and the offset where it ends; both -1 when
+// the leader knows no such epoch (UNDEFINED).
+struct EpochEndOffset {
+  TopicPartition tp;
+  Status status;
+  int32_t leader_epoch = -1;
+  int64_t end_offset = -1;
+};
+
 // One record batch (or several back to back) for one partition, e.g. from BatchBuilder.
 struct ProduceBatch {
   TopicPartition tp;

@@ -184,6 +184,7 @@ asio::awaitable<void> PartitionManager::open_all(const metadata::MetadataImage& 
   const auto started = std::chrono::steady_clock::now();
   clean_log_dir(image);
   const bool clean = take_clean_shutdown_marker(options_.log_dir);
+  opened_clean_ = clean;
   auto recovery =
       storage::read_offset_checkpoint(options_.log_dir / storage::kRecoveryPointCheckpoint);
   auto starts = storage::read_offset_checkpoint(options_.log_dir / storage::kLogStartCheckpoint);

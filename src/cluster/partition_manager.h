@@ -86,6 +86,9 @@ class PartitionManager {
   // (kCleanShutdownFile, written by shutdown()), nothing is recovered; it is removed before
   // any log is opened, so a crash from then on is never taken for a clean stop.
   asio::awaitable<void> open_all(const metadata::MetadataImage& image);
+  // Whether open_all() found the clean-shutdown marker (false before it ran). After an unclean
+  // stop the broker bumps every leader epoch (TopicAdmin::bump_leader_epochs).
+  bool opened_after_clean_shutdown() const { return opened_clean_; }
 
   std::shared_ptr<Partition> find(std::string_view topic, int32_t index) const;
   size_t partition_count() const;
@@ -182,6 +185,7 @@ class PartitionManager {
   asio::steady_timer housekeeping_timer_;
   asio::steady_timer checkpoint_timer_;
   bool stopping_ = false;
+  bool opened_clean_ = false;
   ReadOnlyCheck read_only_check_;
   bool mirror_writer_taken_ = false;
   // Shared with the jobs in flight, whose outcome reaches it after they ran.

@@ -272,6 +272,32 @@ asio::awaitable<Status> TopicAdmin::raise_leader_epoch(const std::string& name, 
   co_return co_await store_.change(build, after);
 }
 
+asio::awaitable<Result<size_t>> TopicAdmin::bump_leader_epochs() {
+  size_t bumped = 0;
+  auto build = [&bumped](const MetadataImage& image) -> Result<Records> {
+    Records out;
+    for (const auto& [name, t] : image.topics()) {
+      for (const metadata::PartitionInfo& p : t.partitions) {
+        out.push_back(
+            metadata::PartitionRecord{t.id, p.partition, p.replicas, p.leader, p.leader_epoch + 1});
+      }
+    }
+    bumped = out.size();
+    return out;
+  };
+  auto after = [this](const MetadataImage& image) -> asio::awaitable<void> {
+    for (const auto& [name, t] : image.topics()) {
+      for (const metadata::PartitionInfo& p : t.partitions) {
+        if (auto handle = partitions_.find(name, p.partition))
+          handle->leader_epoch = p.leader_epoch;
+      }
+    }
+    co_return;
+  };
+  if (Status s = co_await store_.change(build, after); !s.ok()) co_return s;
+  co_return bumped;
+}
+
 asio::awaitable<Status> TopicAdmin::alter_topic_configs(
     const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
     bool validate_only) {

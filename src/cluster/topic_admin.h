@@ -73,6 +73,12 @@ class TopicAdmin {
   // partition keeps its epoch at or above every epoch it copied (docs/mirroring-design.md §2).
   asio::awaitable<Status> raise_leader_epoch(const std::string& name, int32_t partition,
                                              int32_t epoch);
+  // Start-up after an unclean shutdown: every partition's leader epoch goes up by one, in one
+  // metadata change, before anything is produced. The log may have lost a tail it had served;
+  // batches written from now on carry the new epoch, so a follower or a mirror can tell the
+  // old log from the new one (OffsetForLeaderEpoch, docs/mirroring-design.md §2.4). Returns
+  // how many partitions moved.
+  asio::awaitable<Result<size_t>> bump_leader_epochs();
   asio::awaitable<Status> alter_topic_configs(
       const std::string& name, const std::map<std::string, std::optional<std::string>>& changes,
       bool validate_only);

@@ -29,6 +29,10 @@ class ClientSourceConnection : public SourceConnection {
       std::vector<client::OffsetQuery> queries) override {
     co_return co_await client_.list_offsets(std::move(queries));
   }
+  asio::awaitable<Result<std::vector<client::EpochEndOffset>>> offset_for_leader_epoch(
+      std::vector<client::EpochQuery> queries) override {
+    co_return co_await client_.offset_for_leader_epoch(std::move(queries));
+  }
   void close() override {
     if (owned_) owned_->close();
   }

@@ -97,6 +97,16 @@ asio::awaitable<Status> ClusterMirrorSink::raise_leader_epoch(const client::Topi
   co_return co_await topics_.raise_leader_epoch(tp.topic, tp.partition, epoch);
 }
 
+asio::awaitable<Result<LogEpochs>> ClusterMirrorSink::leader_epochs(
+    const client::TopicPartition& tp) {
+  auto p = find_open(partitions_, tp);
+  if (!p.ok()) co_return p.status();
+  co_return co_await partitions_.run(p.value(), [](const storage::PartitionLog& log) {
+    return Result<LogEpochs>(
+        LogEpochs{log.leader_epochs().entries(), log.log_start_offset(), log.log_end_offset()});
+  });
+}
+
 const MirrorStateValue* ClusterMirrorSink::state(const MirrorStateKey& key) const {
   return states_.get(key);
 }

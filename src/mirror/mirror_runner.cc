@@ -188,10 +188,23 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
       if (fetcher_of(tp) != fetcher) continue;
       const std::optional<SinkLog> log = ctx_.sink.log(tp);
       if (!log || !log->online || !fetching({t.id, partition})) continue;
-      const std::optional<int64_t> offset = status_[tp].pipeline.fetch_offset(log->log_end, at);
+      PartitionMirrorStatus& st = status_[tp];
+      const std::optional<int64_t> offset = st.pipeline.fetch_offset(log->log_end, at);
       if (!offset) continue;
       const client::PartitionInfo* sp = source ? source->partition(partition) : nullptr;
-      out[sp ? sp->leader : -1].push_back({std::move(tp), *offset, settings_.fetch_max_bytes});
+      if (sp == nullptr) {
+        out[-1].push_back({std::move(tp), *offset, settings_.fetch_max_bytes});
+        continue;
+      }
+      if (st.compared_source_epoch != sp->leader_epoch) {
+        // §2.4: compared once nothing of it is in flight, before it is fetched again.
+        if (!st.pipeline.in_request() && st.pipeline.answers_pending() == 0) {
+          out[kCompareEpochs].push_back({std::move(tp), *offset, 0, sp->leader_epoch});
+        }
+        continue;
+      }
+      out[sp->leader].push_back({std::move(tp), *offset, settings_.fetch_max_bytes,
+                                 std::max(-1, st.compared_source_epoch)});
     }
   }
   return out;
@@ -223,6 +236,10 @@ asio::awaitable<void> MirrorRunner::supervise(size_t f) {
           md.ok() ? Status(ErrorCode::LEADER_NOT_AVAILABLE, "the source has no leader for it")
                   : md.status();
       for (const auto& pos : due[-1]) co_await failed(pos.tp, why);
+    }
+    if (auto compare = due.find(kCompareEpochs); compare != due.end() && !stopping_) {
+      co_await compare_epochs(std::move(compare->second));
+      idle_[f]->expires_at(SteadyTime::min());  // compared: fetched from the next look on
     }
     for (const auto& [broker, positions] : due) {
       if (broker < 0 || fetcher.brokers.count(broker) || stopping_) continue;

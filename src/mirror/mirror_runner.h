@@ -4,7 +4,9 @@
 // source broker that leads any of its partitions, so a slow or unreachable broker never holds
 // up the others. A loop fetches its partitions read_committed at the destination's log end and
 // appends each complete batch at its own offset after the producer-id rewrite
-// (mirror_apply.cc).
+// (mirror_apply.cc). Fetches carry the source's leader epoch; when it moves (and once after the
+// runner starts) the partition's log is compared with the source's and cut where they part
+// before it is fetched again (mirror_epochs.cc).
 //
 // Errors (mirror_failure.h): a transient one backs the partition off briefly; any other makes
 // it FAILED (durable), retried with exponential backoff and jitter; a permanent one waits for
@@ -55,6 +57,11 @@ struct PartitionMirrorStatus {
   RateMeter records;
   int64_t newest_mirrored_timestamp = -1;
   int64_t fetch_latency_ms = -1;
+  // docs/mirroring-design.md §2.4: the source leader epoch under which this log was last
+  // compared with the source's (OffsetForLeaderEpoch); the fetches carry it as their current
+  // leader epoch. kNotCompared until the first comparison after the runner starts.
+  static constexpr int32_t kNotCompared = -2;
+  int32_t compared_source_epoch = kNotCompared;
 };
 
 // The runtime a runner shares with the manager (or a test).
@@ -125,7 +132,10 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // Whether the partition's durable state lets it be fetched (not paused, stopping, stopped
   // or FAILED for good).
   bool fetching(const MirrorStateKey& key) const;
-  // The partitions of `fetcher` due now with their offsets, by source leader (-1 unknown).
+  // The partitions of `fetcher` due now with their offsets, by source leader (-1 unknown), and
+  // under kCompareEpochs those whose log must first be compared with the source's (their
+  // current_leader_epoch: the source's epoch as the fetcher's metadata shows it).
+  static constexpr int32_t kCompareEpochs = -2;
   std::map<int32_t, std::vector<client::FetchPosition>> due_positions(size_t fetcher);
   // When the next backed-off partition becomes due (max() if none).
   SteadyTime next_due() const;
@@ -168,6 +178,17 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // The partition's attempt failed with `s`: a backoff, or FAILED (durable).
   asio::awaitable<void> failed(const client::TopicPartition& tp, const Status& s);
   asio::awaitable<void> mark_failed(const client::TopicPartition& tp, const Status& s);
+
+  // mirror_epochs.cc (§2.4): the partitions' logs compared with the source's where the source's
+  // leader epoch moved (or not yet since the runner started), truncated where they diverge.
+  asio::awaitable<void> compare_epochs(std::vector<client::FetchPosition> due);
+  // One partition: true when its log matches the source's up to its end now; false when it
+  // was cut to an intermediate point and must be compared again (Kafka's follower rule).
+  asio::awaitable<Result<bool>> truncate_at_divergence(const client::TopicPartition& tp,
+                                                       const LogEpochs& here,
+                                                       const client::EpochEndOffset& source);
+  // An error of the comparison: a source without OffsetForLeaderEpoch keeps today's behaviour.
+  asio::awaitable<void> comparison_failed(const client::FetchPosition& pos, const Status& s);
   // The source topics still exist with the ids mirrored (else FAILED for good); partitions
   // the source added are noted in source_only_.
   asio::awaitable<void> check_source_topics();
@@ -189,6 +210,7 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   std::minstd_rand random_;
   std::map<client::TopicPartition, PartitionMirrorStatus> status_;
   std::map<client::TopicPartition, int64_t> source_only_;
+  bool epochs_unsupported_logged_ = false;
   ThreadOwner owner_;  // the core thread
 };
 

@@ -22,6 +22,7 @@
 #include "client/types.h"
 #include "cluster/log_writer.h"
 #include "mirror/mirror_state_records.h"
+#include "storage/leader_epoch_cache.h"
 
 namespace mirra::cluster {
 class MetadataStore;
@@ -47,6 +48,13 @@ struct SinkLog {
   int64_t log_end = 0;
   int32_t leader_epoch = 0;
   bool online = true;  // false: the log could not be opened (its operations fail)
+};
+
+// A partition log's leader epochs as of one moment (MirrorSink::leader_epochs()).
+struct LogEpochs {
+  std::vector<storage::EpochEntry> entries;
+  int64_t log_start = 0;
+  int64_t log_end = 0;
 };
 
 class MirrorSink {
@@ -75,6 +83,9 @@ class MirrorSink {
   // Raises the partition's leader epoch to `epoch` (durably; nothing if it is there already).
   virtual asio::awaitable<Status> raise_leader_epoch(const client::TopicPartition& tp,
                                                      int32_t epoch) = 0;
+  // The log's leader-epoch cache: the epoch of each run of batches and where it starts, in
+  // order (the last one is the epoch of the last batch), with the log end it goes with.
+  virtual asio::awaitable<Result<LogEpochs>> leader_epochs(const client::TopicPartition& tp) = 0;
 
   // The durable partition states (MirrorStateStore's contract: a write names the state epoch
   // it expects and is adopted once it is durable).
@@ -105,6 +116,7 @@ class ClusterMirrorSink : public MirrorSink {
                                             int64_t offset) override;
   asio::awaitable<Status> raise_leader_epoch(const client::TopicPartition& tp,
                                              int32_t epoch) override;
+  asio::awaitable<Result<LogEpochs>> leader_epochs(const client::TopicPartition& tp) override;
   const MirrorStateValue* state(const MirrorStateKey& key) const override;
   int32_t state_epoch(const MirrorStateKey& key) const override;
   asio::awaitable<Status> put_state(const MirrorStateKey& key, MirrorStateValue value,

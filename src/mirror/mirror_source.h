@@ -41,6 +41,10 @@ class SourceConnection {
       std::vector<client::FetchPosition> positions, client::FetchOptions options) = 0;
   virtual asio::awaitable<Result<std::vector<client::PartitionOffset>>> list_offsets(
       std::vector<client::OffsetQuery> queries) = 0;
+  // OffsetForLeaderEpoch: where each asked epoch ends in the source's log
+  // (docs/mirroring-design.md §2.4); UNSUPPORTED_VERSION from a source without the API.
+  virtual asio::awaitable<Result<std::vector<client::EpochEndOffset>>> offset_for_leader_epoch(
+      std::vector<client::EpochQuery> queries) = 0;
   // Ends every call in progress; the connection is not used again.
   virtual void close() = 0;
 };

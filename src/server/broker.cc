@@ -69,6 +69,16 @@ asio::awaitable<Status> Broker::start(bool listen) {
       cluster::TopicDefaults{config_.node_id, config_.num_partitions,
                              config_.default_replication_factor,
                              cluster::TopicDefaults::kMaxPartitionsPerTopic});
+  // Before anything is produced: after an unclean stop the logs may have lost tails they had
+  // served, and a new leader epoch is what lets a mirror tell (docs/mirroring-design.md §2.4).
+  if (!partitions_->opened_after_clean_shutdown()) {
+    auto bumped = co_await topic_admin_->bump_leader_epochs();
+    if (!bumped.ok()) co_return bumped.status();
+    if (bumped.value() > 0) {
+      MIRRA_LOG_INFO("leader epochs of {} partition(s) bumped after an unclean shutdown",
+                     bumped.value());
+    }
+  }
   fetch_sessions_ = std::make_unique<FetchSessionCache>(static_cast<size_t>(
       setting_or(static_settings_, "max.incremental.fetch.session.cache.slots", 1000)));
   state_.metadata = metadata_.get();

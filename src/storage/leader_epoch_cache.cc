@@ -140,16 +140,21 @@ std::optional<EpochEntry> LeaderEpochCache::latest() const {
   return entries_.back();
 }
 
+std::pair<int32_t, int64_t> epoch_end_offset(std::span<const EpochEntry> entries, int32_t epoch,
+                                             int64_t log_end_offset) {
+  if (epoch == kUndefinedEpoch || entries.empty()) return {kUndefinedEpoch, kUndefinedEpochOffset};
+  if (epoch == entries.back().epoch) return {epoch, log_end_offset};
+  // The first entry with a larger epoch ("higher entry").
+  auto higher = std::upper_bound(entries.begin(), entries.end(), epoch,
+                                 [](int32_t e, const EpochEntry& x) { return e < x.epoch; });
+  if (higher == entries.end()) return {kUndefinedEpoch, kUndefinedEpochOffset};
+  if (higher == entries.begin()) return {epoch, higher->start_offset};
+  return {std::prev(higher)->epoch, higher->start_offset};
+}
+
 std::pair<int32_t, int64_t> LeaderEpochCache::end_offset_for(int32_t epoch,
                                                              int64_t log_end_offset) const {
-  if (epoch == kUndefinedEpoch || entries_.empty()) return {kUndefinedEpoch, kUndefinedEpochOffset};
-  if (epoch == entries_.back().epoch) return {epoch, log_end_offset};
-  // The first entry with a larger epoch ("higher entry").
-  auto higher = std::upper_bound(entries_.begin(), entries_.end(), epoch,
-                                 [](int32_t e, const EpochEntry& x) { return e < x.epoch; });
-  if (higher == entries_.end()) return {kUndefinedEpoch, kUndefinedEpochOffset};
-  if (higher == entries_.begin()) return {epoch, higher->start_offset};
-  return {std::prev(higher)->epoch, higher->start_offset};
+  return epoch_end_offset(entries_, epoch, log_end_offset);
 }
 
 Status LeaderEpochCache::truncate_from_end(int64_t end_offset) {

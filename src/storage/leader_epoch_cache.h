@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct EpochEntry {
   int64_t start_offset = -1;
   bool operator==(const EpochEntry&) const = default;
 };
+
+// Kafka's endOffsetFor over a cache's entries (LeaderEpochCache::end_offset_for says the rule):
+// where `epoch` ends in a log ending at `log_end_offset`. A free function so that a copy of the
+// entries (a mirror comparing its log with the source's) gets the same answer.
+std::pair<int32_t, int64_t> epoch_end_offset(std::span<const EpochEntry> entries, int32_t epoch,
+                                             int64_t log_end_offset);
 
 class LeaderEpochCache {
  public:

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "fake_epochs.h"
 #include "protocol/records/record_set.h"
 
 namespace mirra::mirror::test {
@@ -143,6 +144,11 @@ asio::awaitable<Status> FakeSink::raise_leader_epoch(const client::TopicPartitio
   FakeLog& log = logs_.at(tp);
   log.log.leader_epoch = std::max(log.log.leader_epoch, epoch);
   co_return Status::OK();
+}
+
+asio::awaitable<Result<LogEpochs>> FakeSink::leader_epochs(const client::TopicPartition& tp) {
+  const FakeLog& log = logs_.at(tp);
+  co_return LogEpochs{epochs_of(log.batches), log.log.log_start, log.log.log_end};
 }
 
 const MirrorStateValue* FakeSink::state(const MirrorStateKey& key) const {

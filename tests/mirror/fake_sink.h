@@ -61,6 +61,7 @@ class FakeSink : public MirrorSink {
                                             int64_t offset) override;
   asio::awaitable<Status> raise_leader_epoch(const client::TopicPartition& tp,
                                              int32_t epoch) override;
+  asio::awaitable<Result<LogEpochs>> leader_epochs(const client::TopicPartition& tp) override;
   const MirrorStateValue* state(const MirrorStateKey& key) const override;
   int32_t state_epoch(const MirrorStateKey& key) const override;
   asio::awaitable<Status> put_state(const MirrorStateKey& key, MirrorStateValue value,

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "base/raw_bytes.h"
+#include "fake_epochs.h"
 #include "protocol/records/batch_builder.h"
 
 namespace mirra::mirror::test {
@@ -72,6 +74,28 @@ class FakeConnection : public SourceConnection {
         continue;
       }
       o.offset = q.timestamp == client::kEarliestTimestamp ? p->log_start : p->log_end;
+    }
+    co_return out;
+  }
+
+  asio::awaitable<Result<std::vector<client::EpochEndOffset>>> offset_for_leader_epoch(
+      std::vector<client::EpochQuery> queries) override {
+    if (closed_) co_return Status(ErrorCode::NETWORK_EXCEPTION, "closed");
+    if (cluster_.epochs_unsupported_) {
+      co_return Status(ErrorCode::UNSUPPORTED_VERSION, "no OffsetForLeaderEpoch");
+    }
+    std::vector<client::EpochEndOffset> out;
+    for (const client::EpochQuery& q : queries) {
+      ++cluster_.epoch_queries_;
+      client::EpochEndOffset& e = out.emplace_back();
+      e.tp = q.tp;
+      const FakeSourceCluster::Partition* p = cluster_.find(q.tp);
+      if (p == nullptr) {
+        e.status = Status(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "no such partition");
+        continue;
+      }
+      std::tie(e.leader_epoch, e.end_offset) =
+          storage::epoch_end_offset(epochs_of(p->batches), q.leader_epoch, p->log_end);
     }
     co_return out;
   }
@@ -198,6 +222,11 @@ void FakeSourceCluster::lose_tail(const client::TopicPartition& tp, int64_t offs
   notify();
 }
 
+void FakeSourceCluster::set_leader_epoch(const client::TopicPartition& tp, int32_t epoch) {
+  partition(tp).leader_epoch = epoch;
+  notify();
+}
+
 void FakeSourceCluster::fail_partition(const client::TopicPartition& tp, Status error, int count) {
   for (int i = 0; i < count; ++i) partition(tp).errors.push_back(error);
   notify();
@@ -247,6 +276,7 @@ client::ClusterMetadata FakeSourceCluster::metadata(const std::vector<std::strin
       client::PartitionInfo& p = info.partitions.emplace_back();
       p.partition = static_cast<int32_t>(i);
       p.leader = t->second.partitions[i].leader;
+      p.leader_epoch = t->second.partitions[i].leader_epoch;
     }
   }
   return md;
@@ -271,6 +301,13 @@ client::FetchedPartition FakeSourceCluster::answer(const client::FetchPosition& 
   if (p->leader != broker) {
     leader_moved = true;
     a.status = Status(ErrorCode::NOT_LEADER_OR_FOLLOWER, "not the leader");
+    return a;
+  }
+  if (pos.current_leader_epoch >= 0 && pos.current_leader_epoch != p->leader_epoch) {
+    leader_moved = true;  // Mirra's client refreshes its metadata on these too
+    a.status = pos.current_leader_epoch < p->leader_epoch
+                   ? Status(ErrorCode::FENCED_LEADER_EPOCH, "fenced leader epoch")
+                   : Status(ErrorCode::UNKNOWN_LEADER_EPOCH, "unknown leader epoch");
     return a;
   }
   a.high_watermark = a.last_stable_offset = p->log_end;

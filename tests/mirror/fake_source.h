@@ -3,7 +3,8 @@
 // (mirror_source.h) as a Kafka cluster would: fetches at an offset with a size limit,
 // OFFSET_OUT_OF_RANGE outside the log, NOT_LEADER_OR_FOLLOWER to a broker that no longer leads
 // (the connection then refreshes its leaders, as Mirra's client does), long polls that end when
-// data arrives, ListOffsets and Metadata. Tests script failures (a partition's next answers, a
+// data arrives, ListOffsets, Metadata with leader epochs, fetches fenced by a stale current
+// leader epoch, and OffsetForLeaderEpoch. Tests script failures (a partition's next answers, a
 // whole fetch), hold answers to keep them in flight, change leaders, log starts and tails, and
 // read back every fetch the runner sent.
 //
@@ -52,6 +53,11 @@ class FakeSourceCluster {
   void delete_records(const client::TopicPartition& tp, int64_t offset);
   // An unclean restart that lost the tail: the log ends at `offset` (a batch boundary).
   void lose_tail(const client::TopicPartition& tp, int64_t offset);
+  // The partition's leader epoch as Metadata shows it and fetches are fenced by.
+  void set_leader_epoch(const client::TopicPartition& tp, int32_t epoch);
+  // OffsetForLeaderEpoch answers UNSUPPORTED_VERSION (a source without the API).
+  void refuse_offset_for_leader_epoch() { epochs_unsupported_ = true; }
+  size_t epoch_queries() const { return epoch_queries_; }
 
   // The next `count` answers for the partition carry `error` instead of records.
   void fail_partition(const client::TopicPartition& tp, Status error, int count = 1);
@@ -77,6 +83,7 @@ class FakeSourceCluster {
   friend class FakeConnection;
   struct Partition {
     int32_t leader = 1;
+    int32_t leader_epoch = 0;
     int64_t log_start = 0;
     int64_t log_end = 0;
     std::map<int64_t, protocol::Bytes> batches;
@@ -103,6 +110,8 @@ class FakeSourceCluster {
   std::map<std::string, Topic> topics_;
   std::deque<Status> fetch_errors_;
   std::vector<SentFetch> fetches_;
+  bool epochs_unsupported_ = false;
+  size_t epoch_queries_ = 0;  // partitions asked by OffsetForLeaderEpoch so far
   bool hold_ = false;
   size_t hold_from_ = SIZE_MAX;
   size_t held_ = 0;

@@ -1,9 +1,9 @@
 // MirrorRunner's data path against a fake source cluster and a fake destination
 // (fake_source.h, fake_sink.h): pipelining, stale answers, out-of-range restarts, lost source
-// tails, leaders moving, corrupt batches, FAILED and its backoff, pause and failover with work
-// in flight. Everything runs on one io_context driven by the test; the tests wait for
-// conditions, never for fixed times, except where they check that something does NOT happen
-// within a window (`idle_for`).
+// tails (shorter, or rewritten under a new leader epoch), leaders moving, corrupt batches, FAILED
+// and its backoff, pause and failover with work in flight. Everything runs on one io_context driven
+// by the test; the tests wait for conditions, never for fixed times, except where they check that
+// something does NOT happen within a window (`idle_for`).
 #include "mirror/mirror_runner.h"
 
 #include <gtest/gtest.h>
@@ -33,17 +33,7 @@ class MirrorRunnerTest : public ::testing::Test {
   }
 
   ~MirrorRunnerTest() override {
-    if (runner_ == nullptr) return;
-    runner_->stop();
-    bool stopped = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await runner_->stopped();
-          stopped = true;
-        },
-        asio::detached);
-    EXPECT_TRUE(run_until([&] { return stopped; })) << "the runner's loops did not end";
+    if (runner_ != nullptr) stop_runner();
   }
 
   // Both sides hold `orders` with `partitions` partitions, of mirror "m".
@@ -55,6 +45,16 @@ class MirrorRunnerTest : public ::testing::Test {
   // `batches` batches of 5 records each.
   void produce(const client::TopicPartition& tp, int batches, int32_t leader_epoch = 0) {
     for (int i = 0; i < batches; ++i) source_.produce(tp, 5, leader_epoch);
+  }
+
+  // An unclean restart of the source: 50 offsets of epoch 0 (10 batches) lose the last 20, the
+  // leader epoch moves to 1, and 4 new batches end the log at 50 again.
+  void lose_tail_and_rewrite_it(const client::TopicPartition& tp) {
+    ASSERT_EQ(source_.log_end(tp), 50);
+    source_.lose_tail(tp, 30);
+    source_.set_leader_epoch(tp, 1);
+    produce(tp, 4, /*leader_epoch=*/1);
+    ASSERT_EQ(source_.log_end(tp), 50);
   }
 
   // mirror.fetch.max.bytes of 1: one batch per answer, so that copying takes many pipelined
@@ -111,6 +111,20 @@ class MirrorRunnerTest : public ::testing::Test {
       }
     }
     return out;
+  }
+
+  void stop_runner() {
+    runner_->stop();
+    bool stopped = false;
+    asio::co_spawn(
+        io_,
+        [&]() -> asio::awaitable<void> {
+          co_await runner_->stopped();
+          stopped = true;
+        },
+        asio::detached);
+    ASSERT_TRUE(run_until([&] { return stopped; })) << "the runner's loops did not end";
+    runner_.reset();
   }
 
   const PartitionMirrorStatus& status(const client::TopicPartition& tp) {
@@ -224,6 +238,68 @@ TEST_F(MirrorRunnerTest, ASourceBatchStartingBelowOurLogEndReplacesOurTail) {
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));
   EXPECT_EQ(sink_.log(kP0)->log_end, 55);
   EXPECT_EQ(sink_.partition(kP0).batches.count(30), 1u);
+}
+
+// Issue 16 point 7 (docs/mirroring-design.md §2.4): the source lost its tail in an unclean
+// restart, which moved its leader epoch, and wrote as many records as it lost: its log ends
+// where ours does, so only the epochs tell. The fetch in flight is fenced, our log compared
+// with the source's (OffsetForLeaderEpoch) and cut where epoch 0 now ends, and the new
+// batches are copied.
+TEST_F(MirrorRunnerTest, ASourceThatRewroteAsManyRecordsAsItLostIsCutWhereTheyDiffer) {
+  add_topic(1);
+  produce(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  lose_tail_and_rewrite_it(kP0);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.log(kP0)->log_end, 50);
+  const std::vector<int64_t> offsets = asked(kP0);
+  EXPECT_NE(std::find(offsets.begin(), offsets.end(), 30), offsets.end());
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::mirroring);
+}
+
+// The same divergence while the mirror was not running: compared once when fetching starts.
+TEST_F(MirrorRunnerTest, ADivergenceWhileTheMirrorWasDownIsFoundAtStart) {
+  add_topic(1);
+  produce(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  stop_runner();
+  lose_tail_and_rewrite_it(kP0);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+}
+
+// A leader epoch that moves with nothing lost (a leader change) costs one comparison and cuts
+// nothing: fetching goes on at our log end.
+TEST_F(MirrorRunnerTest, AMovedEpochWithTheSameLogCutsNothing) {
+  add_topic(1);
+  produce(kP0, 10);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  const size_t queries = source_.epoch_queries();
+  const size_t before = asked(kP0).size();
+  source_.set_leader_epoch(kP0, 1);
+  ASSERT_TRUE(run_until([&] { return source_.epoch_queries() > queries; }));
+  produce(kP0, 1, /*leader_epoch=*/1);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  const std::vector<int64_t> offsets = asked(kP0);
+  for (size_t i = before; i < offsets.size(); ++i) EXPECT_GE(offsets[i], 50);
+  EXPECT_EQ(sink_.log(kP0)->log_end, 55);
+  EXPECT_EQ(source_.epoch_queries(), queries + 1);
+}
+
+// A source without OffsetForLeaderEpoch: mirrored as before (never FAILED for it).
+TEST_F(MirrorRunnerTest, ASourceWithoutOffsetForLeaderEpochIsMirroredAsBefore) {
+  add_topic(1);
+  source_.refuse_offset_for_leader_epoch();
+  produce(kP0, 4);
+  start();
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  source_.set_leader_epoch(kP0, 1);
+  produce(kP0, 2, /*leader_epoch=*/1);
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  EXPECT_EQ(sink_.state_of(kP0), MirrorState::mirroring);
 }
 
 TEST_F(MirrorRunnerTest, ALeaderMovingBetweenSourceBrokersIsFollowed) {

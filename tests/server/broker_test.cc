@@ -1,14 +1,17 @@
 // Handler tests against a real in-process broker (server/in_process_broker.h): the data path
 // (CreateTopics, Produce, Fetch with sessions and long polls, ListOffsets, DeleteTopics) and a
-// restart on the same directory.
+// restart on the same directory, and the leader epochs an unclean restart bumps.
 #include "server/in_process_broker.h"
 
 #include <gtest/gtest.h>
 
+#include "cluster/partition_manager.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/delete_topics.h"
 #include "protocol/messages/fetch.h"
 #include "protocol/messages/list_offsets.h"
+#include "protocol/messages/metadata.h"
+#include "protocol/messages/offset_for_leader_epoch.h"
 #include "protocol/messages/produce.h"
 #include "protocol/records/batch_builder.h"
 #include "protocol/records/record_set.h"
@@ -297,6 +300,64 @@ TEST_F(BrokerTest, RestartKeepsTopicsAndRecords) {
   ASSERT_TRUE(resp.ok());
   EXPECT_EQ(values_of(resp->responses.at(0).partitions.at(0)).size(), 2u);
   EXPECT_EQ(produce("t", 0, {"c"}), 2);
+  broker_.reset();
+  std::filesystem::remove_all(dir);
+}
+
+// Partition 0 of `topic`'s leader epoch as Metadata v12 shows it.
+int32_t metadata_leader_epoch(InProcessBroker& broker, const std::string& topic) {
+  protocol::MetadataRequest req;
+  req.topics->push_back({{}, topic, {}});
+  auto resp = broker.call<protocol::MetadataResponse>(req, 12);
+  EXPECT_TRUE(resp.ok()) << resp.status().to_string();
+  return resp->topics.at(0).partitions.at(0).leader_epoch;
+}
+
+// OffsetForLeaderEpoch v4 for partition 0: {error, epoch, end offset}.
+std::tuple<int16_t, int32_t, int64_t> epoch_end(InProcessBroker& broker, const std::string& topic,
+                                                int32_t epoch, int32_t current_epoch = -1) {
+  protocol::OffsetForLeaderEpochRequest req;
+  req.replica_id = -1;
+  auto& t = req.topics.emplace_back();
+  t.topic = topic;
+  t.partitions.push_back({0, current_epoch, epoch, {}});
+  auto resp = broker.call<protocol::OffsetForLeaderEpochResponse>(req, 4);
+  EXPECT_TRUE(resp.ok()) << resp.status().to_string();
+  const auto& p = resp->topics.at(0).partitions.at(0);
+  return {p.error_code, p.leader_epoch, p.end_offset};
+}
+
+// docs/mirroring-design.md §2.4: after an unclean stop every leader epoch goes up by one, so
+// the batches written from then on tell the old log's end apart from the new one's.
+TEST_F(BrokerTest, UncleanRestartBumpsLeaderEpochs) {
+  const std::filesystem::path dir = broker_->dir().string() + "-epochs";
+  broker_.reset();
+  start({"log.dirs=" + dir.string()});
+  create_topic("t", 1);
+  EXPECT_EQ(produce("t", 0, {"a", "b"}), 0);
+  broker_.reset();  // clean: the epoch stays
+  start({"log.dirs=" + dir.string()});
+  EXPECT_EQ(metadata_leader_epoch(*broker_, "t"), 0);
+  broker_.reset();
+  // What a crash leaves: no clean-shutdown marker.
+  ASSERT_TRUE(std::filesystem::remove(dir / cluster::kCleanShutdownFile));
+  start({"log.dirs=" + dir.string()});
+  EXPECT_EQ(metadata_leader_epoch(*broker_, "t"), 1);
+  EXPECT_EQ(produce("t", 0, {"c"}), 2);
+  auto fetched = broker_->call<protocol::FetchResponse>(fetch_request("t", 2), 12);
+  ASSERT_TRUE(fetched.ok());
+  const auto& records = fetched->responses.at(0).partitions.at(0).records;
+  ASSERT_TRUE(records.has_value());
+  records::RecordSetIterator it(records->span());
+  records::BatchView batch;
+  ASSERT_EQ(it.next(batch), records::RecordSetStep::batch);
+  EXPECT_EQ(batch.partition_leader_epoch(), 1);
+  // Epoch 0 ends where epoch 1 starts; the latest epoch ends at the log end.
+  EXPECT_EQ(epoch_end(*broker_, "t", 0), std::make_tuple(int16_t{0}, 0, int64_t{2}));
+  EXPECT_EQ(epoch_end(*broker_, "t", 1), std::make_tuple(int16_t{0}, 1, int64_t{3}));
+  // A client still on epoch 0 is fenced.
+  EXPECT_EQ(std::get<0>(epoch_end(*broker_, "t", 0, 0)),
+            error_number(ErrorCode::FENCED_LEADER_EPOCH));
   broker_.reset();
   std::filesystem::remove_all(dir);
 }
