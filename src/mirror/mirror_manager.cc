@@ -10,38 +10,12 @@
 #include "base/log.h"
 #include "cluster/topic_config.h"
 #include "mirror/mirror_admin.h"
+#include "mirror/mirror_filters.h"
 
 namespace mirra::mirror {
 namespace {
 
 constexpr const char* kMirraLogComponent = "mirror";
-
-// Whether `text` matches one of a comma-separated list of regular expressions (whole match).
-bool matches_any(const std::string& list, const std::string& text) {
-  size_t start = 0;
-  while (start < list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    const std::string item = list.substr(start, comma - start);
-    if (!item.empty() && std::regex_match(text, std::regex(item))) return true;
-    start = comma + 1;
-  }
-  return false;
-}
-
-// Source topic configs a mirror never copies (docs/mirroring-design.md §8): its own membership,
-// throttling lists, settings that only make sense for the source's replicas or clients, and tiered
-// storage, which destination mirror topics cannot enable.
-bool never_copied(const std::string& key) {
-  static const std::set<std::string> keys = {std::string(cluster::kMirrorNameConfig),
-                                             "leader.replication.throttled.replicas",
-                                             "follower.replication.throttled.replicas",
-                                             "mirror.replication.throttled.replicas",
-                                             "min.insync.replicas",
-                                             "unclean.leader.election.enable",
-                                             "remote.storage.enable"};
-  return keys.count(key) != 0 || key.rfind("message.timestamp.", 0) == 0;
-}
 
 // The --topic patterns of Add/RemoveTopicsFromMirror; INVALID_REQUEST names a bad one.
 Result<std::vector<std::regex>> compile_patterns(const std::vector<std::string>& patterns) {
@@ -481,21 +455,13 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   if (!described.ok()) co_return described.status();
   if (described->empty()) co_return std::map<std::string, std::string>{};
   if (!described->front().status.ok()) co_return described->front().status;
-  const std::string excluded = runner.settings().topic_properties_exclude;
-  std::map<std::string, std::string> out;
-  for (const client::ConfigEntry& e : described->front().entries) {
-    if (e.source != client::ConfigSource::dynamic_topic || !e.value || e.sensitive) continue;
-    if (never_copied(e.name) || matches_any(excluded, e.name)) continue;
-    // A key this broker does not know (a newer source) or a value it refuses is left out, so
-    // that one setting never blocks mirroring the data.
-    if (Status s = cluster::validate_topic_config(e.name, *e.value); !s.ok()) {
-      MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic, e.name,
-                     s.message());
-      continue;
-    }
-    out.emplace(e.name, *e.value);
-  }
-  co_return out;
+  // A key this broker does not know (a newer source) or a value it refuses is left out.
+  co_return copied_topic_configs(
+      described->front().entries, PatternList(runner.settings().topic_properties_exclude),
+      [&](const std::string& key, const std::string& why) {
+        MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic,
+                       key, why);
+      });
 }
 
 asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
