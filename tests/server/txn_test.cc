@@ -124,6 +124,32 @@ TEST_F(TxnTest, AddPartitionsWithAnUnknownPartitionAddsNone) {
   EXPECT_TRUE(d.topics.empty());
 }
 
+// v4+ (KIP-890's broker form) batches transactions: one only verified, one added, in one
+// request. The add path awaits the coordinator inside the loop over transactions.
+TEST_F(TxnTest, AddPartitionsV4VerifiesOneTransactionAndAddsToAnother) {
+  create_topic("t", 2);
+  Producer a = init_txn("a");
+  Producer b = init_txn("b");
+  AddPartitionsToTxnRequest req;
+  req.transactions.push_back({"a", a.pid, a.epoch, true, {{"t", {0}, {}}}, {}});
+  req.transactions.push_back({"b", b.pid, b.epoch, false, {{"t", {0, 1}, {}}}, {}});
+  auto r = broker_->call<AddPartitionsToTxnResponse>(req, 4);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->results_by_transaction.size(), 2u);
+  std::map<std::string, std::vector<int16_t>> errors;
+  for (const auto& t : r->results_by_transaction) {
+    for (const auto& topic : t.topic_results) {
+      for (const auto& p : topic.results_by_partition) {
+        errors[t.transactional_id].push_back(p.partition_error_code);
+      }
+    }
+  }
+  EXPECT_EQ(errors["a"], std::vector<int16_t>{err(ErrorCode::INVALID_TXN_STATE)});
+  EXPECT_EQ(errors["b"], (std::vector<int16_t>{0, 0}));
+  EXPECT_EQ(state_of("a"), "Empty");  // verify_only adds nothing
+  EXPECT_EQ(state_of("b"), "Ongoing");
+}
+
 TEST_F(TxnTest, ACommitGoesFromEmptyThroughOngoingToCompleteCommit) {
   create_topic("t", 2);
   Producer p = init_txn("tx");

@@ -71,11 +71,14 @@ asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx)
     co_return respond(ctx, resp);
   }
   for (const auto& t : req->transactions) {
-    auto errors = t.verify_only
-                      ? verify(coordinator, t)
-                      : co_await coordinator.add_partitions(t.transactional_id, t.producer_id,
-                                                            t.producer_epoch,
-                                                            partitions_of(t.topics));
+    // An if, not a conditional expression: g++ 12 miscompiles co_await inside ?:.
+    std::map<std::pair<std::string, int32_t>, ErrorCode> errors;
+    if (t.verify_only) {
+      errors = verify(coordinator, t);
+    } else {
+      errors = co_await coordinator.add_partitions(t.transactional_id, t.producer_id,
+                                                   t.producer_epoch, partitions_of(t.topics));
+    }
     auto& out = resp.results_by_transaction.emplace_back();
     out.transactional_id = t.transactional_id;
     out.topic_results = topic_results(errors);
