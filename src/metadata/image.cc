@@ -174,6 +174,14 @@ Status MetadataImage::apply_mirror(const MirrorRecord& r) {
           fmt::format("mirror {}: config keys not sorted and unique at '{}'", r.name, key));
     m.configs.emplace(key, r.configs[i].second);
   }
+  for (size_t i = 0; i < r.topic_patterns.size(); ++i) {
+    const std::string& p = r.topic_patterns[i];
+    if (p.empty()) return refuse(fmt::format("mirror {}: empty topic pattern", r.name));
+    if (std::find(r.topic_patterns.begin(), r.topic_patterns.begin() + i, p) !=
+        r.topic_patterns.begin() + i)
+      return refuse(fmt::format("mirror {}: topic pattern '{}' twice", r.name, p));
+  }
+  m.topic_patterns = r.topic_patterns;
   mirrors_[r.name] = std::move(m);
   return Status::OK();
 }
@@ -201,7 +209,7 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   if (image.next_producer_id() > 0)
     out.emplace_back(ProducerIdsRecord{-1, image.next_producer_id()});
   for (const auto& [name, m] : image.mirrors()) {
-    out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}});
+    out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}, m.topic_patterns});
   }
   return out;
 }

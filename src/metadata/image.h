@@ -40,7 +40,8 @@ struct TopicInfo {
 // topics whose `mirror.name` config names it.
 struct MirrorInfo {
   std::string name;
-  std::map<std::string, std::string> configs;  // every config, secrets included
+  std::map<std::string, std::string> configs;    // every config, secrets included
+  std::vector<std::string> topic_patterns = {};  // remembered `--add --topic` patterns (§8)
 };
 
 class MetadataImage {
@@ -82,8 +83,9 @@ class MetadataImage {
   // - RemoveTopicRecord: the topic id exists; the topic, its partitions and configs go;
   // - ProducerIdsRecord: next_producer_id only grows (a lower or equal one is refused) and
   //   stays below 2^62, far from the ids mirroring rewrites to;
-  // - MirrorRecord: a non-empty name; configs with non-empty, unique, sorted keys; creates the
-  //   mirror or replaces all of its configs;
+  // - MirrorRecord: a non-empty name; configs with non-empty, unique, sorted keys; topic
+  //   patterns non-empty and unique; creates the mirror or replaces all of its configs and
+  //   patterns;
   // - RemoveMirrorRecord: the mirror exists.
   Status apply(const MetadataRecord& record, int64_t offset);
 

@@ -35,6 +35,17 @@ std::string_view type_name(int16_t type) {
   }
 }
 
+// The newest version of a type this build reads.
+int16_t newest_version(int16_t type) {
+  return type == kMirrorRecordType ? kMirrorRecordVersion : kRecordVersion;
+}
+
+// The version a record is written with: the oldest that holds all of it.
+int16_t version_of(const MetadataRecord& record) {
+  const auto* m = std::get_if<MirrorRecord>(&record);
+  return m != nullptr && !m->topic_patterns.empty() ? kMirrorRecordVersion : kRecordVersion;
+}
+
 int16_t type_of(const MetadataRecord& record) {
   return std::visit(
       [](const auto& r) -> int16_t {
@@ -85,6 +96,9 @@ void write_fields(Writer& w, const MirrorRecord& r) {
     w.write_string(kCompact, key);
     w.write_string(kCompact, value);
   }
+  if (r.topic_patterns.empty()) return;  // version 0 (version_of)
+  w.write_array_length(kCompact, static_cast<int32_t>(r.topic_patterns.size()));
+  for (const std::string& p : r.topic_patterns) w.write_string(kCompact, p);
 }
 
 void write_fields(Writer& w, const RemoveMirrorRecord& r) { w.write_string(kCompact, r.name); }
@@ -129,7 +143,7 @@ ProducerIdsRecord read_producer_ids(Reader& r) {
   return p;
 }
 
-MirrorRecord read_mirror(Reader& r) {
+MirrorRecord read_mirror(Reader& r, int16_t version) {
   MirrorRecord m;
   r.read_string(kCompact, m.name);
   // Each entry takes at least two bytes (two compact string lengths).
@@ -139,6 +153,13 @@ MirrorRecord read_mirror(Reader& r) {
     auto& [key, value] = m.configs.emplace_back();
     r.read_string(kCompact, key);
     r.read_string(kCompact, value);
+  }
+  if (version < 1) return m;  // version 0: no patterns
+  // Each pattern takes at least one byte (its compact length).
+  n = r.read_array_length(kCompact, 1);
+  if (n < 0) r.fail("null mirror topic pattern list");
+  for (int32_t i = 0; i < n && !r.failed(); ++i) {
+    r.read_string(kCompact, m.topic_patterns.emplace_back());
   }
   return m;
 }
@@ -159,7 +180,7 @@ std::vector<uint8_t> encode_record(const MetadataRecord& record) {
   std::vector<uint8_t> out;
   Writer w(out);
   w.write_int16(type_of(record));
-  w.write_int16(kRecordVersion);
+  w.write_int16(version_of(record));
   std::visit([&](const auto& r) { write_fields(w, r); }, record);
   return out;
 }
@@ -171,9 +192,9 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
   if (r.failed())
     return corrupt(fmt::format("{} bytes, shorter than the 4-byte type and version", bytes.size()));
   if (type_name(type) == "unknown") return corrupt(fmt::format("unknown record type {}", type));
-  if (version < 0 || version > kRecordVersion)
+  if (version < 0 || version > newest_version(type))
     return corrupt(fmt::format("{} version {} is not supported (newest known: {})", type_name(type),
-                               version, kRecordVersion));
+                               version, newest_version(type)));
   MetadataRecord record;
   switch (type) {
     case kTopicRecordType:
@@ -192,7 +213,7 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       record = read_producer_ids(r);
       break;
     case kMirrorRecordType:
-      record = read_mirror(r);
+      record = read_mirror(r, version);
       break;
     default:
       record = read_remove_mirror(r);

@@ -67,9 +67,12 @@ struct ProducerIdsRecord {
 // A mirror (docs/mirroring-design.md §1) exists with exactly these configs: the first record of a
 // name creates it, a later one replaces all of its configs. Secrets are among them, in the clear:
 // the metadata log is the destination's own storage, and no API returns them.
+// `topic_patterns` (version 1): the `--add --topic REGEX` patterns the mirror was given, which
+// its topics sync keeps applying to topics created later on the source (§8).
 struct MirrorRecord {
   std::string name;
   std::vector<std::pair<std::string, std::string>> configs;  // sorted by key, unique keys
+  std::vector<std::string> topic_patterns = {};              // in the order given, unique
 
   bool operator==(const MirrorRecord&) const = default;
 };
@@ -96,8 +99,12 @@ inline constexpr int16_t kRemoveMirrorRecordType = 1001;
 // Producer ids stay below this (ProducerIdsRecord): far from INT64_MAX and from the negative
 // ids mirroring rewrites source producers to.
 inline constexpr int64_t kMaxNextProducerId = int64_t{1} << 62;
-// The version every record is written with and the newest one decode accepts.
+// The version every record is written with and the newest one decode accepts, but
+// MirrorRecord's.
 inline constexpr int16_t kRecordVersion = 0;
+// MirrorRecord: version 1 adds topic_patterns. A record without patterns is written as version 0,
+// so that a mirror never given a pattern stays readable by a build that knows only version 0.
+inline constexpr int16_t kMirrorRecordVersion = 1;
 
 // ConfigRecord::resource_type values (Kafka's ConfigResource.Type ids).
 inline constexpr int8_t kTopicResource = 2;

@@ -27,6 +27,8 @@ class ClusterSyncDestination : public SyncDestination {
                                                   std::vector<std::string> names) override;
   asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
                                      Status why) override;
+  std::vector<std::string> topic_patterns(const std::string& mirror) const override;
+  bool has_topic(const std::string& name) const override;
   // cluster_sync_configs.cc
   std::map<std::string, std::string> topic_configs(const std::string& topic) const override;
   asio::awaitable<Status> alter_topic_configs(const std::string& topic,

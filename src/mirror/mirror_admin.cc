@@ -117,7 +117,8 @@ asio::awaitable<Status> MirrorAdmin::alter_configs(
     if (!altered.ok()) return altered.status();
     next = std::move(altered.value());
     if (validate_only) return Records{};
-    return Records{metadata::MirrorRecord{name, {next.begin(), next.end()}}};
+    // The remembered topic patterns are not configs: they stay (§8).
+    return Records{metadata::MirrorRecord{name, {next.begin(), next.end()}, m->topic_patterns}};
   };
   Status s = co_await store_.change(build);
   if (s.ok() && !validate_only) {

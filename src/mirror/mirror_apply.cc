@@ -280,6 +280,46 @@ asio::awaitable<void> MirrorRunner::mark_failed(const client::TopicPartition& tp
                  wait.count());
 }
 
+asio::awaitable<Status> MirrorRunner::fail_for_good(std::string topic, Status why) {
+  MIRRA_ASSERT_OWNER(owner_);
+  MIRRA_ASSERT(permanent_cause(why.code()), "mirror {}: {} is not a cause for good: {}", name_,
+               topic, why.to_string());
+  const std::optional<Uuid> id = ctx_.sink.topic_id(topic);
+  if (!id) co_return Status::OK();  // no longer here
+  std::vector<int32_t> partitions;
+  for (const SinkTopic& t : ctx_.sink.topics(name_)) {
+    if (t.name == topic) partitions = t.partitions;
+  }
+  for (int32_t partition : partitions) {
+    const client::TopicPartition tp{topic, partition};  // named: see MirrorRunner::append
+    const MirrorStateKey key{*id, partition};
+    const MirrorStateValue* v = ctx_.sink.state(key);
+    const auto state = v == nullptr ? MirrorState::preparing : static_cast<MirrorState>(v->state);
+    // Paused and failed-over partitions are the operator's: they keep their state.
+    if (state == MirrorState::paused || state == MirrorState::stopping ||
+        state == MirrorState::stopped) {
+      continue;
+    }
+    MirrorStateValue first;
+    first.mirror = name_;
+    MirrorStateValue next = next_state(v ? *v : first, MirrorState::failed);
+    next.retries = std::max(1, next.retries);
+    next.last_error_code = error_number(why.code());
+    next.last_error = why.message();
+    if (Status s = co_await ctx_.sink.put_state(key, next, ctx_.sink.state_epoch(key)); !s.ok()) {
+      co_return s;
+    }
+    PartitionMirrorStatus& st = status_[tp];
+    st.last_error = why;
+    st.pipeline.backoff_until(SteadyTime{});  // never fetched again: fetching() says no
+  }
+  MIRRA_LOG_ERROR(
+      "mirror {}: topic {} is FAILED for good: {}; its data stays readable here and "
+      "it can be failed over (mirra mirror --remove --mirror {} --topic {})",
+      name_, topic, why.message(), name_, topic);
+  co_return Status::OK();
+}
+
 asio::awaitable<void> MirrorRunner::check_source_topics() {
   std::vector<SinkTopic> topics = ctx_.sink.topics(name_);  // copies: they may change meanwhile
   std::vector<std::string> names;
@@ -288,26 +328,9 @@ asio::awaitable<void> MirrorRunner::check_source_topics() {
     source_only_.clear();
     co_return;
   }
+  // Deleted and recreated source topics are the topics sync's (mirror_sync_topics.cc).
   auto md = co_await admin_->metadata(names);
   if (!md.ok()) co_return;  // unreachable: the fetches report that
-  for (const SinkTopic& t : topics) {
-    const client::TopicInfo* source = md->topic(t.name);
-    Status gone;
-    if (source == nullptr || source->error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
-      gone = Status(ErrorCode::UNKNOWN_TOPIC_ID,
-                    fmt::format("the source topic {} was deleted", t.name));
-    } else if (!source->id.is_zero() && source->id != t.id) {
-      gone = Status(ErrorCode::INCONSISTENT_TOPIC_ID,
-                    fmt::format("the source topic {} was recreated (its id is now {}; this "
-                                "mirror copies {})",
-                                t.name, source->id.to_string(), t.id.to_string()));
-    }
-    if (gone.ok()) continue;
-    for (int32_t partition : t.partitions) {
-      const client::TopicPartition tp{t.name, partition};  // named: see MirrorRunner::append
-      if (fetching({t.id, partition})) co_await mark_failed(tp, gone);
-    }
-  }
   co_await note_source_only(topics, md.value());
 }
 

@@ -54,7 +54,7 @@ std::chrono::milliseconds failed_retry_backoff(const MirrorBrokerConfig& config,
 
 bool permanent_cause(ErrorCode cause) {
   // UNKNOWN_TOPIC_ID is transient in a fetch answer, but a FAILED state records it only when
-  // the source's metadata showed the topic gone (MirrorRunner::check_source_topics).
+  // the topics sync found the source topic gone (MirrorRunner::fail_for_good).
   return cause == ErrorCode::UNKNOWN_TOPIC_ID || classify_failure(cause) == FailureKind::permanent;
 }
 

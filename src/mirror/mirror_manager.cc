@@ -395,6 +395,11 @@ asio::awaitable<Result<std::vector<AddedTopic>>> MirrorManager::add_topics(
   std::shared_ptr<MirrorRunner> runner = it->second;
   auto regexes = compile_patterns(patterns);
   if (!regexes.ok()) co_return regexes.status();
+  // Remembered first (§8): a pattern given is applied to topics created later too, even when
+  // the rest of this add fails.
+  if (!patterns.empty()) {
+    if (Status s = co_await remember_topic_patterns(mirror, patterns); !s.ok()) co_return s;
+  }
   auto md = co_await runner->source().metadata(std::nullopt);
   if (!md.ok()) {
     co_return Status(md.status().code(), fmt::format("cannot read the topics of mirror {}'s "
@@ -456,12 +461,12 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   if (described->empty()) co_return std::map<std::string, std::string>{};
   if (!described->front().status.ok()) co_return described->front().status;
   // A key this broker does not know (a newer source) or a value it refuses is left out.
-  co_return copied_topic_configs(
-      described->front().entries, PatternList(runner.settings().topic_properties_exclude),
-      [&](const std::string& key, const std::string& why) {
-        MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic,
-                       key, why);
-      });
+  co_return copied_topic_configs(described->front().entries,
+                                 PatternList(runner.settings().topic_properties_exclude),
+                                 [&](const std::string& key, const std::string& why) {
+                                   MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}",
+                                                  runner.name(), topic, key, why);
+                                 });
 }
 
 asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,

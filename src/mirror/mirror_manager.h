@@ -82,6 +82,11 @@ std::optional<AddedTopic> existing_topic_outcome(const std::string& mirror,
                                                  const client::TopicInfo& source,
                                                  const metadata::TopicInfo& existing, int8_t state);
 
+// The patterns a mirror's topics sync takes new source topics by (docs/mirroring-design.md §8):
+// every `--add --topic REGEX` it remembers, and each item of `mirror.topics.include` when its
+// configs set that explicitly (its default `.*` alone takes nothing).
+std::vector<std::string> topic_sync_patterns(const metadata::MirrorInfo& mirror);
+
 // `__mirror_state` (docs/mirroring-design.md §3, §11: mirror.state.topic.num.partitions).
 cluster::InternalTopicSpec state_topic_spec(int32_t partitions);
 
@@ -137,6 +142,14 @@ class MirrorManager {
   asio::awaitable<Result<std::vector<MirrorTopicOutcome>>> resume(
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);
+
+  // mirror_manager_topics.cc (§8): the `--add --topic` patterns the mirror keeps applying to
+  // topics created later on the source, stored in its MirrorRecord; and a topic whose source
+  // topic was deleted or recreated, FAILED for good (MirrorRunner::fail_for_good).
+  asio::awaitable<Status> remember_topic_patterns(const std::string& mirror,
+                                                  const std::vector<std::string>& patterns);
+  asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
+                                     Status why);
 
   const MirrorRunner* runner(const std::string& mirror) const;
   // The mirror's sync tasks (docs/mirroring-design.md §8); null while it has no runner.

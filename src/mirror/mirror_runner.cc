@@ -183,6 +183,9 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
   const client::ClusterMetadata& md = fetchers_[fetcher].connection->cached_metadata();
   for (const SinkTopic& t : ctx_.sink.topics(name_)) {
     const client::TopicInfo* source = md.topic(t.name);
+    // A source topic recreated with another id is another topic: fetching it at our offsets
+    // would mix two topics' records. The topics sync fails it for good (§8).
+    if (source != nullptr && !source->id.is_zero() && source->id != t.id) continue;
     for (int32_t partition : t.partitions) {
       client::TopicPartition tp{t.name, partition};
       if (fetcher_of(tp) != fetcher) continue;

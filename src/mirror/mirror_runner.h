@@ -107,6 +107,12 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // The operator resumed or recovered a partition: no backoff left, no errors remembered.
   void reset(const client::TopicPartition& tp);
 
+  // The source topic was deleted or recreated (the topics sync, docs/mirroring-design.md §8):
+  // every partition of `topic` not paused or failed over becomes FAILED with `why` (a permanent
+  // cause: UNKNOWN_TOPIC_ID, INCONSISTENT_TOPIC_ID), durably, and is never fetched again; no
+  // backoff retries it. Its data stays readable and it can be failed over.
+  asio::awaitable<Status> fail_for_good(std::string topic, Status why);
+
   const std::map<client::TopicPartition, PartitionMirrorStatus>& status() const { return status_; }
   // Partitions the source has and the destination's topic lacks (added on the source after
   // the topic was added; they are not mirrored, docs/mirroring-design.md §8), with the source's
@@ -189,8 +195,8 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
                                                        const client::EpochEndOffset& source);
   // An error of the comparison: a source without OffsetForLeaderEpoch keeps today's behaviour.
   asio::awaitable<void> comparison_failed(const client::FetchPosition& pos, const Status& s);
-  // The source topics still exist with the ids mirrored (else FAILED for good); partitions
-  // the source added are noted in source_only_.
+  // Partitions the source added are noted in source_only_ (a deleted or recreated source topic
+  // is the topics sync's: fail_for_good()).
   asio::awaitable<void> check_source_topics();
   asio::awaitable<void> note_source_only(const std::vector<SinkTopic>& topics,
                                          const client::ClusterMetadata& source);

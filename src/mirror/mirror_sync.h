@@ -133,6 +133,12 @@ class SyncDestination {
   // AddTopicsToMirror of source topics by name (the same path as `mirra mirror --add`).
   virtual asio::awaitable<std::vector<Status>> add_topics(const std::string& mirror,
                                                           std::vector<std::string> names) = 0;
+  // The regular expressions (each one whole) the topics sync takes new source topics by: the
+  // mirror's remembered `--add --topic` patterns and its explicit mirror.topics.include items
+  // (topic_sync_patterns(), mirror_manager.h). Read each round: an add changes them.
+  virtual std::vector<std::string> topic_patterns(const std::string& mirror) const = 0;
+  // Whether a topic of this name exists here, in any mirror or none.
+  virtual bool has_topic(const std::string& name) const = 0;
   // The partitions of a mirror topic become FAILED for good with `why` (the source topic was
   // deleted or recreated); the data stays readable and can be failed over.
   virtual asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
@@ -201,6 +207,13 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
   asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
   asio::awaitable<SyncRound> sync_groups();      // mirror_sync_groups.cc
+
+  // mirror_sync_topics.cc: the source topics to add this round; why a mirror topic is FAILED
+  // for good now (OK: not, or not yet: its first miss is remembered in missing_once_); whether
+  // it is already.
+  std::vector<std::string> new_source_topics(const client::ClusterMetadata& source) const;
+  Status source_topic_gone(const SinkTopic& t, const client::ClusterMetadata& source);
+  bool failed_for_good(const SinkTopic& t) const;
 
   MirrorSyncContext ctx_;
   std::string mirror_;

@@ -25,6 +25,7 @@ std::vector<MetadataRecord> samples() {
       ProducerIdsRecord{-1, kMaxNextProducerId},
       MirrorRecord{"dr", {{"bootstrap.servers", "a:9092,b:9092"}, {"sasl.password", "s3cret"}}},
       MirrorRecord{"empty", {}},
+      MirrorRecord{"patterns", {{"bootstrap.servers", "a:9092"}}, {"orders-.*", "a{1,3}"}},
       RemoveMirrorRecord{"dr"},
   };
 }

@@ -80,7 +80,12 @@ asio::awaitable<std::vector<Status>> FakeSyncDestination::add_topics(
 asio::awaitable<Status> FakeSyncDestination::fail_topic(const std::string&,
                                                         const std::string& topic, Status why) {
   failed_topics.insert_or_assign(topic, why);
-  co_return Status::OK();
+  co_return on_fail ? on_fail(topic, why) : Status::OK();
+}
+
+std::vector<std::string> FakeSyncDestination::topic_patterns(const std::string& mirror) const {
+  auto it = patterns.find(mirror);
+  return it == patterns.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::map<std::string, std::string> FakeSyncDestination::topic_configs(

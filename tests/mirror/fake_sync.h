@@ -5,7 +5,9 @@
 // Threading: the test's io_context, one thread.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,11 @@ class FakeSyncDestination : public SyncDestination {
   std::function<Status(const std::string& mirror, const std::string& topic)> on_add;
   std::vector<std::string> added;               // every topic add_topics() was asked for
   std::map<std::string, Status> failed_topics;  // fail_topic()'s reasons
+  // Called by fail_topic() (a test marks the partitions FAILED in its FakeSink); its Status is
+  // the outcome. Empty: only recorded.
+  std::function<Status(const std::string& topic, const Status& why)> on_fail;
+  std::map<std::string, std::vector<std::string>> patterns;           // topic_patterns() by mirror
+  std::set<std::string> local_topics;                                 // has_topic(): topics here
   std::map<std::string, std::map<std::string, std::string>> configs;  // by topic
   int config_changes = 0;
   std::map<std::string, int32_t> partition_counts;  // add_partitions()'s latest count by topic
@@ -60,6 +67,8 @@ class FakeSyncDestination : public SyncDestination {
                                                   std::vector<std::string> names) override;
   asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
                                      Status why) override;
+  std::vector<std::string> topic_patterns(const std::string& mirror) const override;
+  bool has_topic(const std::string& name) const override { return local_topics.count(name) != 0; }
   std::map<std::string, std::string> topic_configs(const std::string& topic) const override;
   asio::awaitable<Status> alter_topic_configs(const std::string& topic,
                                               std::map<std::string, std::string> set,
