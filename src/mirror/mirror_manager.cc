@@ -56,7 +56,7 @@ MirrorManager::MirrorManager(asio::any_io_executor core, cluster::MetadataStore&
       states_(state_topic_),
       writer_(partitions.take_mirror_writer()),
       sink_(store, partitions, writer_, topics, states_),
-      sync_destination_(*this, store, topics) {
+      sync_destination_(*this, store, partitions, topics) {
   partitions.set_read_only_check(
       [this](const cluster::Partition& p) { return check_writable(p.topic, p.index); });
 }
@@ -456,12 +456,12 @@ asio::awaitable<Result<std::map<std::string, std::string>>> MirrorManager::sourc
   if (described->empty()) co_return std::map<std::string, std::string>{};
   if (!described->front().status.ok()) co_return described->front().status;
   // A key this broker does not know (a newer source) or a value it refuses is left out.
-  co_return copied_topic_configs(
-      described->front().entries, PatternList(runner.settings().topic_properties_exclude),
-      [&](const std::string& key, const std::string& why) {
-        MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}", runner.name(), topic,
-                       key, why);
-      });
+  co_return copied_topic_configs(described->front().entries,
+                                 PatternList(runner.settings().topic_properties_exclude),
+                                 [&](const std::string& key, const std::string& why) {
+                                   MIRRA_LOG_WARN("mirror {}: topic {}: not copying config {}: {}",
+                                                  runner.name(), topic, key, why);
+                                 });
 }
 
 asio::awaitable<AddedTopic> MirrorManager::add_topic(MirrorRunner& runner,
