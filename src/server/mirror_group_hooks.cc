@@ -1,5 +1,7 @@
 #include "server/mirror_group_hooks.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "groups/group_coordinator.h"
@@ -39,13 +41,13 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit(
   const protocol::OffsetCommitRequest req = admin_commit(group_id, offsets);
   protocol::OffsetCommitResponse resp = co_await coordinator.commit(req, kCommitVersion);
   std::vector<client::PartitionStatus> out;
-  ErrorCode shared = ErrorCode::NONE;  // the one error of every partition, if they share one
-  bool first = true;
+  std::optional<ErrorCode> shared;  // the one error of every partition, if they share one
+  bool all_same = true;
   for (const auto& t : resp.topics) {
     for (const auto& p : t.partitions) {
       const ErrorCode code = error_from_number(p.error_code);
-      shared = first || shared == code ? code : ErrorCode::UNKNOWN_SERVER_ERROR;
-      first = false;
+      if (shared && *shared != code) all_same = false;
+      shared = code;
       Status s;
       if (code != ErrorCode::NONE) {
         s = Status(code, fmt::format("offset of {}-{}: {}", t.name, p.partition_index,
@@ -54,9 +56,9 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit(
       out.push_back({{t.name, p.partition_index}, std::move(s)});
     }
   }
-  if (!first && shared != ErrorCode::NONE && !partition_error(shared)) {
-    co_return Status(shared, fmt::format("the commit of group {} was refused: {} ({})", group_id,
-                                         error_name(shared), error_message(shared)));
+  if (shared && all_same && *shared != ErrorCode::NONE && !partition_error(*shared)) {
+    co_return Status(*shared, fmt::format("the commit of group {} was refused: {} ({})", group_id,
+                                          error_name(*shared), error_message(*shared)));
   }
   co_return out;
 }
