@@ -102,6 +102,13 @@ class Client {
   // has committed (nullopt), sorted.
   asio::awaitable<Result<std::vector<CommittedOffset>>> offset_fetch(
       std::string group, std::optional<std::vector<TopicPartition>> partitions);
+  // The committed offsets of many groups for the same partitions, one entry per group in the
+  // caller's order, each with its own Status (one group's error never fails the others). A
+  // coordinator that speaks OffsetFetch v8+ gets the groups it coordinates in one request
+  // (KIP-709, up to kGroupsPerOffsetFetch each); an older one gets one request per group.
+  static constexpr size_t kGroupsPerOffsetFetch = 500;
+  asio::awaitable<Result<std::vector<GroupOffsets>>> offset_fetch_groups(
+      std::vector<std::string> groups, std::optional<std::vector<TopicPartition>> partitions);
   // An admin commit (generation -1, no member id), as Kafka's tools do: the coordinator takes it
   // only while the group has no members.
   asio::awaitable<Result<std::vector<PartitionStatus>>> offset_commit(

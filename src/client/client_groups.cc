@@ -270,6 +270,25 @@ protocol::OffsetFetchRequest offset_fetch_request(
   return req;
 }
 
+// v8+ only (KIP-709): several groups, each asking for the same partitions.
+protocol::OffsetFetchRequest multi_group_request(
+    const std::vector<std::string>& groups,
+    const std::optional<std::vector<TopicPartition>>& partitions) {
+  using Req = protocol::OffsetFetchRequest;
+  std::optional<std::vector<Req::OffsetFetchRequestTopics>> topics;
+  if (partitions) {
+    topics.emplace();
+    for (auto& [topic, indexes] : by_topic(*partitions)) topics->push_back({topic, indexes, {}});
+  }
+  Req req;
+  for (const std::string& group : groups) {
+    Req::OffsetFetchRequestGroup& g = req.groups.emplace_back();
+    g.group_id = group;
+    g.topics = topics;
+  }
+  return req;
+}
+
 // The group's offsets out of a response of either layout (v8+: per group).
 Status read_offsets(const protocol::OffsetFetchResponse& r, int16_t version,
                     const std::string& group, const BrokerConnection& conn,
@@ -298,6 +317,63 @@ Status read_offsets(const protocol::OffsetFetchResponse& r, int16_t version,
   return no_answer("OffsetFetch", "group " + group, conn);
 }
 
+// One group's answer read into `out`: its status is the group-level error, or a coordinator
+// error its partitions carry (so that the routing retries it).
+void read_group(const protocol::OffsetFetchResponse& r, int16_t version,
+                const BrokerConnection& conn, GroupOffsets& out) {
+  out.offsets.clear();
+  out.status = read_offsets(r, version, out.group_id, conn, out.offsets);
+  if (out.status.ok()) out.status = group_status_of(out.offsets);
+}
+
+// The offsets sorted, then (when partitions were named) in the caller's order, a partition the
+// broker left out having no committed offset.
+std::vector<CommittedOffset> in_caller_order(
+    std::vector<CommittedOffset> got, const std::optional<std::vector<TopicPartition>>& asked) {
+  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.tp < b.tp; });
+  if (!asked) return got;
+  std::vector<CommittedOffset> out;
+  for (const TopicPartition& tp : *asked) {
+    auto it = std::lower_bound(
+        got.begin(), got.end(), tp,
+        [](const CommittedOffset& c, const TopicPartition& t) { return c.tp < t; });
+    if (it != got.end() && it->tp == tp) {
+      out.push_back(*it);
+    } else {
+      out.push_back({tp, Status::OK(), -1, -1, std::nullopt});
+    }
+  }
+  return out;
+}
+
+// The groups at `indexes`, all coordinated by the broker of `conn`: one request per group
+// before v8, one per kGroupsPerOffsetFetch groups from v8.
+asio::awaitable<Status> fetch_group_offsets(
+    BrokerConnection& conn, const std::vector<size_t>& indexes,
+    const std::optional<std::vector<TopicPartition>>& partitions, std::vector<GroupOffsets>& out) {
+  auto version = conn.version_for(protocol::OffsetFetchRequest::kApiKey);
+  if (!version.ok()) co_return version.status();
+  if (version.value() < 8) {
+    for (size_t i : indexes) {
+      auto reply = co_await conn.send(offset_fetch_request(out[i].group_id, partitions));
+      if (!reply.ok()) co_return reply.status();
+      read_group(reply->body, reply->version, conn, out[i]);
+    }
+    co_return Status::OK();
+  }
+  for (size_t from = 0; from < indexes.size(); from += Client::kGroupsPerOffsetFetch) {
+    const size_t to = std::min(indexes.size(), from + Client::kGroupsPerOffsetFetch);
+    std::vector<std::string> names;
+    for (size_t k = from; k < to; ++k) names.push_back(out[indexes[k]].group_id);
+    auto reply = co_await conn.send(multi_group_request(names, partitions));
+    if (!reply.ok()) co_return reply.status();
+    for (size_t k = from; k < to; ++k) {
+      read_group(reply->body, reply->version, conn, out[indexes[k]]);
+    }
+  }
+  co_return Status::OK();
+}
+
 }  // namespace
 
 asio::awaitable<Result<std::vector<CommittedOffset>>> Client::offset_fetch(
@@ -319,22 +395,25 @@ asio::awaitable<Result<std::vector<CommittedOffset>>> Client::offset_fetch(
     co_return s;
   }
   if (!results[0].status.ok()) co_return results[0].status;
-  std::vector<CommittedOffset>& got = results[0].value;
-  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.tp < b.tp; });
-  if (!partitions) co_return got;
-  // The caller's order; a partition the broker left out has no committed offset.
-  std::vector<CommittedOffset> out;
-  for (const TopicPartition& tp : *partitions) {
-    auto it = std::lower_bound(
-        got.begin(), got.end(), tp,
-        [](const CommittedOffset& c, const TopicPartition& t) { return c.tp < t; });
-    if (it != got.end() && it->tp == tp) {
-      out.push_back(*it);
-    } else {
-      out.push_back({tp, Status::OK(), -1, -1, std::nullopt});
-    }
+  co_return in_caller_order(std::move(results[0].value), partitions);
+}
+
+asio::awaitable<Result<std::vector<GroupOffsets>>> Client::offset_fetch_groups(
+    std::vector<std::string> groups, std::optional<std::vector<TopicPartition>> partitions) {
+  std::vector<GroupOffsets> results(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) results[i].group_id = groups[i];
+  auto send_group = [&partitions](BrokerConnection& conn, const Coordinator&,
+                                  const std::vector<size_t>& indexes,
+                                  std::vector<GroupOffsets>& out) -> asio::awaitable<Status> {
+    co_return co_await fetch_group_offsets(conn, indexes, partitions, out);
+  };
+  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
+    co_return s;
   }
-  co_return out;
+  for (GroupOffsets& g : results) {
+    if (g.status.ok()) g.offsets = in_caller_order(std::move(g.offsets), partitions);
+  }
+  co_return results;
 }
 
 // ---- OffsetCommit, OffsetDelete ---------------------------------------------------------------

@@ -311,6 +311,14 @@ struct CommittedOffset {
   std::optional<std::string> metadata;
 };
 
+// One group's committed offsets out of a many-group OffsetFetch (Client::offset_fetch_groups):
+// its own error (e.g. COORDINATOR_LOAD_IN_PROGRESS after the retries) in `status`.
+struct GroupOffsets {
+  std::string group_id;
+  Status status;
+  std::vector<CommittedOffset> offsets;
+};
+
 struct OffsetToCommit {
   TopicPartition tp;
   int64_t offset = 0;

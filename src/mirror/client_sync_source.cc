@@ -33,9 +33,17 @@ asio::awaitable<Result<client::GroupListings>> ClientSyncSource::list_groups() {
 asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
 ClientSyncSource::committed_offsets(std::vector<std::string> groups,
                                     std::vector<client::TopicPartition> partitions) {
+  // Batched where the source speaks OffsetFetch v8+ (KIP-709): a round with a thousand groups
+  // is one request per coordinator, not a thousand.
+  auto fetched = co_await client_->offset_fetch_groups(std::move(groups), std::move(partitions));
+  if (!fetched.ok()) co_return fetched.status();
   std::map<std::string, Result<std::vector<client::CommittedOffset>>> out;
-  for (const std::string& g : groups) {
-    out.insert_or_assign(g, co_await client_->offset_fetch(g, partitions));
+  for (client::GroupOffsets& g : fetched.value()) {
+    if (g.status.ok()) {
+      out.insert_or_assign(g.group_id, std::move(g.offsets));
+    } else {
+      out.insert_or_assign(g.group_id, std::move(g.status));
+    }
   }
   co_return out;
 }

@@ -5,10 +5,13 @@
 // Threading: the core thread, like the manager that owns it.
 #pragma once
 
+#include <functional>
+
 #include "mirror/mirror_sync.h"
 
 namespace mirra::cluster {
 class MetadataStore;
+class PartitionManager;
 class TopicAdmin;
 }  // namespace mirra::cluster
 
@@ -16,11 +19,24 @@ namespace mirra::mirror {
 
 class MirrorManager;
 
+// What the groups sync needs of this broker's group coordinator. `mirror` does not depend on
+// `groups` (docs/architecture.md), so the broker, which owns both, sets these at start-up
+// (MirrorManager::on_groups()). Until then no group exists and every commit is refused.
+struct GroupHooks {
+  // A group as the coordinator holds it (exists = false: unknown or not loaded).
+  std::function<DestinationGroup(const std::string& group_id)> describe;
+  // An admin commit (generation -1, no member id): per partition its outcome, a refusal of the
+  // whole group (members, loading) as the Status.
+  std::function<asio::awaitable<Result<std::vector<client::PartitionStatus>>>(
+      std::string group_id, std::vector<client::OffsetToCommit> offsets)>
+      commit;
+};
+
 class ClusterSyncDestination : public SyncDestination {
  public:
   ClusterSyncDestination(MirrorManager& manager, cluster::MetadataStore& store,
-                         cluster::TopicAdmin& topics)
-      : manager_(manager), store_(store), topics_(topics) {}
+                         cluster::PartitionManager& partitions, cluster::TopicAdmin& topics)
+      : manager_(manager), store_(store), partitions_(partitions), topics_(topics) {}
 
   // cluster_sync_topics.cc
   asio::awaitable<std::vector<Status>> add_topics(const std::string& mirror,
@@ -41,11 +57,14 @@ class ClusterSyncDestination : public SyncDestination {
   std::optional<DestinationBounds> bounds(const client::TopicPartition& tp) const override;
   asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
+  void set_group_hooks(GroupHooks hooks) { groups_ = std::move(hooks); }
 
  private:
   MirrorManager& manager_;
   cluster::MetadataStore& store_;
+  cluster::PartitionManager& partitions_;
   cluster::TopicAdmin& topics_;
+  GroupHooks groups_;
 };
 
 }  // namespace mirra::mirror

@@ -103,6 +103,9 @@ class MirrorManager {
                 MirrorBrokerConfig config);
 
   void on_truncation(EndTransactionsHook hook) { end_transactions_ = std::move(hook); }
+  // The group coordinator as the groups sync sees it (describe a group, commit as an admin);
+  // set by the broker, which owns it.
+  void on_groups(GroupHooks hooks) { sync_destination_.set_group_hooks(std::move(hooks)); }
 
   // READ_ONLY_TOPIC while the topic (a partition; -1: any) is mirrored: not failed over yet
   // (docs/mirroring-design.md §4), or being restarted. The partition manager's read-only check,

@@ -207,6 +207,14 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
   asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
   asio::awaitable<SyncRound> sync_groups();      // mirror_sync_groups.cc
+  // One group's offsets (mirror_sync_groups.cc): its status updated, the offsets it committed
+  // added to `committed`; its error, if any.
+  asio::awaitable<Status> sync_group(const std::string& group,
+                                     const Result<std::vector<client::CommittedOffset>>& offsets,
+                                     int64_t& committed);
+  asio::awaitable<Status> commit_group(const std::string& group,
+                                       const std::vector<client::CommittedOffset>& offsets,
+                                       int64_t& committed);
 
   // mirror_sync_topics.cc: the source topics to add this round; why a mirror topic is FAILED
   // for good now (OK: not, or not yet: its first miss is remembered in missing_once_); whether
@@ -226,6 +234,9 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
       Status(ErrorCode::UNKNOWN_SERVER_ERROR, "no round yet");
   // Topics found missing on the source at the last round: missing twice in a row is deleted.
   std::set<std::string> missing_once_;
+  // The offsets the groups sync committed per group at its last success per partition: only a
+  // change is committed again (mirror_sync_groups.cc).
+  std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> group_commits_;
   asio::steady_timer wakeup_;
   asio::steady_timer exited_;
   bool running_ = false;

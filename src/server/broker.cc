@@ -9,6 +9,7 @@
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
+#include "server/mirror_group_hooks.h"
 #include "storage/file_cache.h"
 
 namespace mirra::server {
@@ -103,6 +104,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
       });
   groups_->start();
   state_.groups = groups_.get();
+  // The mirrors' groups sync commits the source's offsets here (docs/mirroring-design.md §8).
+  mirror_manager_->on_groups(mirror_group_hooks(*groups_));
 
   producer_ids_ = std::make_unique<txn::ProducerIdManager>(*metadata_, config_.node_id);
   txn_topic_ = std::make_unique<cluster::InternalTopic>(*metadata_, *partitions_, *topic_admin_,

@@ -40,10 +40,9 @@ TEST(MirrorFiltersTest, CopiesOnlyValidDynamicTopicConfigsThatAreNotExcluded) {
       {"secret.thing", "x", false, true, ConfigSource::dynamic_topic},
   };
   std::vector<std::string> refused;
-  auto out = copied_topic_configs(entries, PatternList("max\\..*"),
-                                  [&](const std::string& key, const std::string&) {
-                                    refused.push_back(key);
-                                  });
+  auto out = copied_topic_configs(
+      entries, PatternList("max\\..*"),
+      [&](const std::string& key, const std::string&) { refused.push_back(key); });
   std::map<std::string, std::string> want = {{"retention.ms", "1000"},
                                              {"cleanup.policy", "compact"}};
   EXPECT_EQ(out, want);
