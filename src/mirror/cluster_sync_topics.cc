@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "cluster/metadata_store.h"
 #include "mirror/cluster_sync_destination.h"
 #include "mirror/mirror_manager.h"

@@ -8,8 +8,9 @@ is a bounded poll of a condition, never a sleep."""
 import confluent_kafka
 
 from mirra_testlib import run_mirra, wait_until
-from mirroring import describe, ok, watermarks_of
-from test_mirroring_ops import create_topic, in_sync, mirror, produce, rows
+from mirroring import ok, watermarks_of
+from raw_admin import incremental_alter
+from test_mirroring_ops import MIRROR_RESOURCE, SET, create_topic, in_sync, mirror, produce, rows
 
 STEP = 30  # seconds: the bound of each wait
 SYNC = {"mirror.metadata.refresh.interval.ms": 500}
@@ -60,6 +61,12 @@ def test_new_topics_follow_the_pattern_and_deleted_ones_fail(make_broker, tmp_pa
     wait_until(lambda: all(in_sync(src, dst, t, n) for t, n in
                            (("orders-a", 2), ("keep", 1), ("gone", 1), ("again", 1))),
                STEP, "the first topics mirrored")
+
+    # A change of the mirror's configs (a new runner and sync) keeps the remembered pattern.
+    key = (MIRROR_RESOURCE, "dr")
+    assert incremental_alter(dst.port, [(*key, [("mirror.fetch.max.wait.ms", SET, "100")])])[key] \
+        == (0, None)
+    dst.wait_for(r"mirror dr: configs changed; reconnecting", timeout=STEP)
 
     # New topics: the non-matching one first, so that the sync round that adds the matching
     # one has seen both.
