@@ -138,6 +138,12 @@ class MirrorManager {
       const std::string& mirror, const std::vector<std::string>& names,
       const std::vector<std::string>& patterns);
 
+  // mirror_add_partitions.cc: the partitions sync's change (§8): a mirror topic grown to
+  // `count` partitions as its source topic was, each new one PREPARING (mirrored from the
+  // source's log start), the runner woken. TOPIC_NOT_IN_MIRROR, INVALID_PARTITIONS, ...
+  asio::awaitable<Status> add_partitions(const std::string& mirror, const std::string& topic,
+                                         int32_t count);
+
   const MirrorRunner* runner(const std::string& mirror) const;
   // The mirror's sync tasks (docs/mirroring-design.md §8); null while it has no runner.
   const MirrorSync* sync_of(const std::string& mirror) const;

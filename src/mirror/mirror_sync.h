@@ -41,6 +41,8 @@ class Client;
 
 namespace mirra::mirror {
 
+class PatternList;
+
 // The kinds of sync, in the order a round runs them (topics first: the others work on the
 // topics it leaves). Their numbers are DescribeMirrors' SyncKind.
 enum class SyncKind : int8_t { kTopics = 0, kConfigs = 1, kPartitions = 2, kGroups = 3 };
@@ -201,6 +203,10 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
   asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
   asio::awaitable<SyncRound> sync_groups();      // mirror_sync_groups.cc
+  // One topic's configs made to follow the source's `entries`: how many keys changed.
+  asio::awaitable<Result<int64_t>> sync_topic_configs(
+      const std::string& topic, const std::vector<client::ConfigEntry>& entries,
+      const PatternList& excluded);
 
   MirrorSyncContext ctx_;
   std::string mirror_;
@@ -213,6 +219,12 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
       Status(ErrorCode::UNKNOWN_SERVER_ERROR, "no round yet");
   // Topics found missing on the source at the last round: missing twice in a row is deleted.
   std::set<std::string> missing_once_;
+  // What the configs and partitions syncs said once, not every round: a source without
+  // DescribeConfigs, keys this broker refuses ("topic\nkey"), topics with fewer partitions on
+  // the source.
+  bool configs_unsupported_logged_ = false;
+  std::set<std::string> refused_configs_logged_;
+  std::set<std::string> fewer_partitions_logged_;
   asio::steady_timer wakeup_;
   asio::steady_timer exited_;
   bool running_ = false;
