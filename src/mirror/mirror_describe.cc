@@ -134,7 +134,9 @@ std::vector<MirrorDescription> MirrorManager::describe(
       }
       if (r == nullptr) continue;
       for (const auto& [tp, end] : r->source_only()) {
-        if (tp.topic == t->name) {
+        // The runner notes them at its own pace: one the partitions sync has added since
+        // is described above.
+        if (tp.topic == t->name && tp.partition >= static_cast<int32_t>(t->partitions.size())) {
           td.partitions.push_back(describe_source_only_partition(tp.partition, end));
         }
       }

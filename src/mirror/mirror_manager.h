@@ -153,6 +153,11 @@ class MirrorManager {
                                                   const std::vector<std::string>& patterns);
   asio::awaitable<Status> fail_topic(const std::string& mirror, const std::string& topic,
                                      Status why);
+  // mirror_add_partitions.cc: the partitions sync's change (§8): a mirror topic grown to
+  // `count` partitions as its source topic was, each new one PREPARING (mirrored from the
+  // source's log start), the runner woken. TOPIC_NOT_IN_MIRROR, INVALID_PARTITIONS, ...
+  asio::awaitable<Status> add_partitions(const std::string& mirror, const std::string& topic,
+                                         int32_t count);
 
   const MirrorRunner* runner(const std::string& mirror) const;
   // The mirror's sync tasks (docs/mirroring-design.md §8); null while it has no runner.

@@ -41,6 +41,8 @@ class Client;
 
 namespace mirra::mirror {
 
+class PatternList;
+
 // The kinds of sync, in the order a round runs them (topics first: the others work on the
 // topics it leaves). Their numbers are DescribeMirrors' SyncKind.
 enum class SyncKind : int8_t { kTopics = 0, kConfigs = 1, kPartitions = 2, kGroups = 3 };
@@ -222,6 +224,10 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   std::vector<std::string> new_source_topics(const client::ClusterMetadata& source) const;
   Status source_topic_gone(const SinkTopic& t, const client::ClusterMetadata& source);
   bool failed_for_good(const SinkTopic& t) const;
+  // One topic's configs made to follow the source's `entries`: how many keys changed.
+  asio::awaitable<Result<int64_t>> sync_topic_configs(
+      const std::string& topic, const std::vector<client::ConfigEntry>& entries,
+      const PatternList& excluded);
 
   MirrorSyncContext ctx_;
   std::string mirror_;
@@ -237,6 +243,12 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   // The offsets the groups sync committed per group at its last success per partition: only a
   // change is committed again (mirror_sync_groups.cc).
   std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> group_commits_;
+  // What the configs and partitions syncs said once, not every round: a source without
+  // DescribeConfigs, keys this broker refuses ("topic\nkey"), topics with fewer partitions on
+  // the source.
+  bool configs_unsupported_logged_ = false;
+  std::set<std::string> refused_configs_logged_;
+  std::set<std::string> fewer_partitions_logged_;
   asio::steady_timer wakeup_;
   asio::steady_timer exited_;
   bool running_ = false;

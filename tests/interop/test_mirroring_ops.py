@@ -372,36 +372,6 @@ def test_security_settings_the_source_connection_cannot_honour_are_refused(make_
     assert watermarks_of(dst.bootstrap, "sec", 1) == [10]
 
 
-def test_partitions_added_on_the_source_show_in_describe(make_broker, tmp_path):
-    """Issue 15 point 7: partitions added on the source were not visible (describe said lag 0).
-    Until the sync tasks mirror them (docs/mirroring-design.md §8), describe shows each as
-    NOT_MIRRORED with the source's log end as its lag."""
-    src = make_broker(name="source")
-    dst = make_broker({"mirror.metadata.refresh.interval.ms": 200}, name="destination")
-    create_topic(src, "grown", 1)
-    produce(src.bootstrap, "grown", 1, 4, "first")
-    start_mirror(src, dst, tmp_path, "grown")
-    wait_until(lambda: in_sync(src, dst, "grown", 1), STEP, "the copy")
-    ok(run_mirra("topics", "--bootstrap-server", src.bootstrap, "--alter", "--topic", "grown",
-                 "--partitions", "3"))
-    p = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap, "linger.ms": 2})
-    for i in range(6):
-        p.produce("grown", value=f"new-{i}".encode(), partition=2)
-    assert p.flush(STEP) == 0
-
-    def shown():
-        r = rows(dst, "grown")
-        return len(r) == 3 and r[2]["sourceHighWatermark"] == 6
-    wait_until(shown, STEP, "the new partitions in describe")
-    r = rows(dst, "grown")
-    assert r[0]["state"] == "MIRRORING" and r[0]["lag"] == 0, r
-    for part, end in ((1, 0), (2, 6)):
-        assert r[part]["state"] == "NOT_MIRRORED" and r[part]["lag"] == end, r[part]
-        assert "not mirrored" in r[part]["lastError"], r[part]
-    table = ok(mirror(dst, "--describe"))
-    assert re.search(r"grown\s+2\s+NOT_MIRRORED\s+6\s+-\s+6\s", table), table
-
-
 def test_adding_a_recreated_source_topic_is_refused(make_broker, tmp_path):
     """Issue 15 point 7: re-adding a source topic that was deleted and created again (a new
     topic id) printed success with the old id. A mirror topic's id is its source's, so the new
