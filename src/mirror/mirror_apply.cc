@@ -217,6 +217,11 @@ asio::awaitable<void> MirrorRunner::succeeded(const client::TopicPartition& tp) 
   if (v == nullptr) co_return;
   const auto state = static_cast<MirrorState>(v->state);
   if (state != MirrorState::preparing && state != MirrorState::failed) co_return;
+  // A permanent failure written while this answer was handled (the topics sync's
+  // fail_for_good) wins: such a partition is never fetched, so no answer recovers it.
+  if (state == MirrorState::failed && permanent_cause(error_from_number(v->last_error_code))) {
+    co_return;
+  }
   MirrorStateValue next = next_state(*v, MirrorState::mirroring);
   next.retries = 0;
   next.last_error_code = 0;
