@@ -113,6 +113,46 @@ TEST_F(GroupClientTest, RetriesCoordinatorErrorsAndFailsOnOthers) {
       << denied.status().message();
 }
 
+// The mock speaks OffsetFetch up to v7: one request per group, each group's outcome its own.
+TEST_F(GroupClientTest, FetchesTheOffsetsOfManyGroupsEachWithItsOwnOutcome) {
+  set_coordinator("g1", 2);
+  set_coordinator("g2", 3);
+  set_coordinator("g3", 2);
+  commit("g1", {{{"t", 0}, 5, -1, "m1"}});
+  commit("g2", {{{"t", 1}, 9, -1, std::nullopt}});
+  const std::vector<TopicPartition> asked{{"t", 1}, {"t", 0}};
+  auto got = client_->run(client_->async().offset_fetch_groups({"g1", "g2", "g3"}, asked));
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_EQ(got->size(), 3u);
+  for (const GroupOffsets& g : *got) {
+    EXPECT_TRUE(g.status.ok()) << g.group_id << ": " << g.status.to_string();
+    ASSERT_EQ(g.offsets.size(), 2u) << g.group_id;
+    EXPECT_EQ(g.offsets[0].tp, (TopicPartition{"t", 1}));  // the caller's order
+  }
+  EXPECT_EQ((*got)[0].group_id, "g1");
+  EXPECT_EQ((*got)[0].offsets[0].offset, -1);
+  EXPECT_EQ((*got)[0].offsets[1].offset, 5);
+  EXPECT_EQ((*got)[0].offsets[1].metadata, "m1");
+  EXPECT_EQ((*got)[1].offsets[0].offset, 9);
+  EXPECT_EQ((*got)[1].offsets[1].offset, -1);
+  EXPECT_EQ((*got)[2].offsets[0].offset, -1);
+
+  // One group refused: the others are answered.
+  rd_kafka_mock_push_request_errors(mock_.raw(), protocol::OffsetFetchRequest::kApiKey, 1,
+                                    RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED);
+  got = client_->run(client_->async().offset_fetch_groups({"g1", "g2", "g3"}, asked));
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  int denied = 0;
+  for (const GroupOffsets& g : *got) {
+    if (g.status.code() == ErrorCode::GROUP_AUTHORIZATION_FAILED) {
+      ++denied;
+    } else {
+      EXPECT_TRUE(g.status.ok()) << g.group_id << ": " << g.status.to_string();
+    }
+  }
+  EXPECT_EQ(denied, 1);
+}
+
 TEST_F(GroupClientTest, CallsTheMockLacksFailClearly) {
   set_coordinator("g", 2);
   auto described = client_->describe_groups({"g"});
