@@ -138,7 +138,7 @@ describe_caught_up() {  # topic
 describe_check() {  # topic, [quiet]: the last describe's partitions of the topic
   python3 - "$bench_tmp/describe.json" "$@" <<'PY'
 import json, sys
-rows = [r for r in json.load(open(sys.argv[1])) if r["topic"] == sys.argv[2]]
+rows = [r for r in json.load(open(sys.argv[1])) if r.get("topic") == sys.argv[2]]
 bad = [r for r in rows if r["state"] != "MIRRORING" or r["lag"] != 0]
 if len(sys.argv) < 4:
     print(f"mirror --describe: {len(rows)} partitions, {len(rows) - len(bad)} MIRRORING with lag 0")

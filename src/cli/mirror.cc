@@ -14,11 +14,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/clock.h"
 #include "base/properties.h"
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/mirror_describe_format.h"
 #include "cli/table.h"
-#include "mirror/mirror_admin.h"
 
 namespace mirra::cli {
 namespace {
@@ -220,47 +221,6 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
   return 0;
 }
 
-std::string state_name(int8_t state) { return std::string(mirror::mirror_state_name(state)); }
-
-std::string or_dash(int64_t v) { return v < 0 ? "-" : std::to_string(v); }
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-void print_describe_json(const std::vector<client::MirrorDescription>& mirrors) {
-  std::vector<std::string> rows;
-  for (const auto& m : mirrors) {
-    for (const auto& t : m.topics) {
-      for (const auto& p : t.partitions) {
-        rows.push_back(fmt::format(
-            "{{\"mirror\":{},\"topic\":{},\"topicId\":{},\"partition\":{},\"state\":{},"
-            "\"sourceLogStartOffset\":{},\"sourceHighWatermark\":{},"
-            "\"destinationLogEndOffset\":{},\"lag\":{},\"lagMs\":{},\"lastMirroredOffset\":{},"
-            "\"retries\":{},\"bytesPerSecond\":{},\"recordsPerSecond\":{},"
-            "\"fetchLatencyMs\":{},\"lastError\":{}}}",
-            json_string(m.name), json_string(t.name), json_string(t.id.to_string()), p.partition,
-            json_string(state_name(p.state)), p.source_log_start, p.source_high_watermark,
-            p.destination_log_end, p.lag, p.lag_ms, p.last_mirrored_offset, p.retries,
-            p.bytes_per_second, p.records_per_second, p.fetch_latency_ms,
-            p.last_error.ok() ? "null" : json_string(p.last_error.message())));
-      }
-    }
-  }
-  fmt::print("[{}]\n", fmt::join(rows, ",\n "));
-}
-
 int describe(client::SyncClient& c, const MirrorArgs& a) {
   std::optional<std::vector<std::string>> names;
   if (!a.mirror.empty()) names = std::vector<std::string>{a.mirror};
@@ -269,24 +229,7 @@ int describe(client::SyncClient& c, const MirrorArgs& a) {
   for (const auto& m : r.value()) {
     if (!m.status.ok()) return fail(kCommand, m.status.message());
   }
-  if (a.json) {
-    print_describe_json(r.value());
-    return 0;
-  }
-  Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LAG-MS",
-               "LMO", "RETRIES", "BYTES/S", "RECORDS/S", "FETCH-MS", "LAST-ERROR"});
-  for (const auto& m : r.value()) {
-    for (const auto& t : m.topics) {
-      for (const auto& p : t.partitions) {
-        table.add({m.name, t.name, std::to_string(p.partition), state_name(p.state),
-                   or_dash(p.source_high_watermark), or_dash(p.destination_log_end), or_dash(p.lag),
-                   or_dash(p.lag_ms), or_dash(p.last_mirrored_offset), std::to_string(p.retries),
-                   std::to_string(p.bytes_per_second), std::to_string(p.records_per_second),
-                   or_dash(p.fetch_latency_ms), p.last_error.ok() ? "-" : p.last_error.message()});
-      }
-    }
-  }
-  fmt::print("{}", table.render());
+  fmt::print("{}", a.json ? describe_json(r.value()) : describe_text(r.value(), now_ms()));
   return 0;
 }
 

@@ -16,6 +16,14 @@ bool not_controller(const Resp& r) {
   return error_from_number(r.error_code) == ErrorCode::NOT_CONTROLLER;
 }
 
+// A sync error as the broker worded it, with no prefix: describe shows it next to its kind or
+// group.
+Status sync_status(int16_t code, const std::optional<std::string>& message) {
+  const ErrorCode ec = error_from_number(code);
+  if (ec == ErrorCode::NONE) return Status::OK();
+  return Status(ec, message && !message->empty() ? *message : std::string(error_message(ec)));
+}
+
 }  // namespace
 
 asio::awaitable<Status> Client::create_mirror(
@@ -169,6 +177,15 @@ asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors
                          "partition " + std::to_string(p.partition_index)),
              p.lag_ms, p.bytes_per_second, p.records_per_second, p.fetch_latency_ms});
       }
+    }
+    for (const auto& k : m.sync_kinds) {
+      d.sync_kinds.push_back({k.kind, k.runs, k.failures, k.last_run_ms, k.last_success_ms,
+                              k.last_error_ms, k.last_duration_us, k.looked_at, k.changed,
+                              k.changed_total, sync_status(k.last_error_code, k.last_error)});
+    }
+    for (const auto& g : m.sync_groups) {
+      d.sync_groups.push_back({g.group_id, sync_status(g.error_code, g.error_message),
+                               g.active_on_destination, g.last_synced_ms, g.offsets_committed});
     }
   }
   co_return out;

@@ -460,12 +460,42 @@ struct MirrorTopicDescription {
   std::vector<MirrorPartitionDescription> partitions;
 };
 
+// One kind of the mirror's sync tasks (docs/mirroring-design.md §8, §12): kind is
+// DescribeMirrors' number (topics 0, configs 1, partitions 2, groups 3); times are wall-clock
+// ms, -1 for never.
+struct MirrorSyncKindDescription {
+  int8_t kind = 0;
+  int64_t runs = 0;
+  int64_t failures = 0;
+  int64_t last_run_ms = -1;
+  int64_t last_success_ms = -1;
+  int64_t last_error_ms = -1;
+  int64_t last_duration_us = -1;
+  int64_t looked_at = 0;  // in the last round
+  int64_t changed = 0;    // in the last round
+  int64_t changed_total = 0;
+  Status last_error;  // OK once a round succeeded after it
+};
+
+// A source group whose offset sync has something to say: an error, or skipped because it has
+// members on the destination.
+struct MirrorSyncGroupDescription {
+  std::string group_id;
+  Status error;
+  bool active_on_destination = false;
+  int64_t last_synced_ms = -1;
+  int64_t offsets_committed = 0;
+};
+
 struct MirrorDescription {
   std::string name;
   Status status;
   std::string source_bootstrap_servers;
   std::optional<std::string> source_cluster_id;
   std::vector<MirrorTopicDescription> topics;
+  // Empty from brokers that predate them (tagged fields) and for mirrors without sync tasks.
+  std::vector<MirrorSyncKindDescription> sync_kinds;
+  std::vector<MirrorSyncGroupDescription> sync_groups;
 };
 
 }  // namespace mirra::client

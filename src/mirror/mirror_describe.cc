@@ -86,6 +86,19 @@ PartitionDescription describe_source_only_partition(int32_t partition, int64_t s
   return out;
 }
 
+bool group_worth_showing(const GroupSyncStatus& group) {
+  return !group.error.ok() || group.active_on_destination;
+}
+
+SyncDescription describe_sync(const MirrorSyncStatus& status) {
+  SyncDescription out;
+  for (SyncKind kind : kSyncKinds) out.kinds.emplace_back(kind, status.of(kind));
+  for (const auto& [id, group] : status.groups) {
+    if (group_worth_showing(group)) out.groups.emplace_back(id, group);
+  }
+  return out;
+}
+
 int64_t last_mirrored_offset_for(const MirrorStateValue* state,
                                  const std::string& requesting_cluster_id) {
   if (state == nullptr || state->source_cluster_id != requesting_cluster_id) return -1;
@@ -115,6 +128,7 @@ std::vector<MirrorDescription> MirrorManager::describe(
     }
     d.source_bootstrap_servers = bootstrap_servers(*m);
     const MirrorRunner* r = runner(name);
+    if (const MirrorSync* s = sync_of(name); s != nullptr) d.sync = describe_sync(s->status());
     const auto topics = mirror_topics(image, name);
     d.source_cluster_id = recorded_source_cluster_id(states_, topics);
     for (const metadata::TopicInfo* t : topics) {

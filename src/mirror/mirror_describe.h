@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/uuid.h"
 #include "mirror/mirror_runner.h"
 #include "mirror/mirror_state_records.h"
+#include "mirror/mirror_sync.h"
 
 namespace mirra::mirror {
 
@@ -45,6 +47,14 @@ struct TopicDescription {
   std::vector<PartitionDescription> partitions;
 };
 
+// The sync tasks' status as DescribeMirrors shows it (docs/mirroring-design.md §12): every kind
+// in the order a round runs them, and only the groups with something to say. Empty while the
+// mirror has no sync tasks (no runner).
+struct SyncDescription {
+  std::vector<std::pair<SyncKind, SyncKindStatus>> kinds;
+  std::vector<std::pair<std::string, GroupSyncStatus>> groups;
+};
+
 struct MirrorDescription {
   std::string name;
   // UNKNOWN_MIRROR for a name that is not a mirror (nothing else is then filled).
@@ -52,6 +62,7 @@ struct MirrorDescription {
   std::string source_bootstrap_servers;
   std::optional<std::string> source_cluster_id;
   std::vector<TopicDescription> topics;
+  SyncDescription sync;
 };
 
 struct ListedTopic {
@@ -98,6 +109,13 @@ PartitionDescription describe_partition(int32_t partition, const MirrorStateValu
 // A partition the source has and the destination's topic lacks (MirrorRunner::source_only()):
 // NOT_MIRRORED, its whole source log end (-1 unknown) as the lag, and the reason as its error.
 PartitionDescription describe_source_only_partition(int32_t partition, int64_t source_log_end);
+
+// A group worth showing: its sync stopped with an error, or it is skipped because it has
+// members on the destination. Groups that sync fine are left out: a mirror may sync thousands.
+bool group_worth_showing(const GroupSyncStatus& group);
+
+// `status` (MirrorSync::status()) as describe shows it.
+SyncDescription describe_sync(const MirrorSyncStatus& status);
 
 // The LMO a failback from `requesting_cluster_id` may use for a partition in `state`
 // (nullptr: none): only a failover of a mirror from that cluster recorded one, -1 otherwise.

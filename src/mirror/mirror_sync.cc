@@ -98,6 +98,15 @@ asio::awaitable<void> MirrorSync::run_round() {
     if (stopping_) co_return;
     const SteadyTime began = now();
     SyncRound round;
+    // Topics, configs and partitions work from the round's Metadata: without it they are not
+    // run, and its error is theirs (describe shows it per kind). Groups need none.
+    const bool needs_metadata = kind != SyncKind::kGroups;
+    if (needs_metadata && !round_metadata_.ok()) {
+      round.status = Status(round_metadata_.status().code(),
+                            "the source's Metadata failed: " + round_metadata_.status().message());
+      record(kind, round, began);
+      continue;
+    }
     switch (kind) {
       case SyncKind::kTopics:
         round = co_await sync_topics();

@@ -178,7 +178,7 @@ STEP = 30  # seconds: the bound of each wait
 
 def describe_rows(dst, topic):
     rows = json.loads(ok(mirror(dst, "--describe", "--json")))
-    return {r["partition"]: r for r in rows if r["topic"] == topic}
+    return {r["partition"]: r for r in rows if "type" not in r and r["topic"] == topic}
 
 
 def make_topic_with_records(src, topic, count):

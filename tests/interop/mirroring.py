@@ -34,9 +34,22 @@ def start_mirror(src, dst, tmp_path, topic, name="dr"):
     assert f'Topic "{topic}"' in out
 
 
-def describe(dst):
+def describe_json(dst):
+    """Every row of `mirra mirror --describe --json`: the partitions, then the sync rows."""
     return json.loads(ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--describe",
                                    "--json")))
+
+
+def describe(dst):
+    """The partition rows (the ones without a "type")."""
+    return [r for r in describe_json(dst) if "type" not in r]
+
+
+def describe_sync(dst):
+    """The sync tasks' rows (docs/mirroring.md "Watch it"): "type" "sync", one per mirror and
+    kind (topics, configs, partitions, groups), and "syncGroup", one per group with something
+    to say."""
+    return [r for r in describe_json(dst) if r.get("type") in ("sync", "syncGroup")]
 
 
 def watermarks_of(bootstrap, topic, partitions, isolation="read_uncommitted"):

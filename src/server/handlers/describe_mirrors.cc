@@ -5,6 +5,7 @@
 #include "protocol/messages/describe_mirrors.h"
 
 #include "mirror/mirror_manager.h"
+#include "server/handlers/describe_mirrors_sync.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -34,6 +35,34 @@ DescribeMirrorsResponse::DescribedPartition to_wire(const mirror::PartitionDescr
 
 }  // namespace
 
+void sync_to_wire(const mirror::SyncDescription& sync,
+                  DescribeMirrorsResponse::DescribedMirror& out) {
+  for (const auto& [kind, st] : sync.kinds) {
+    auto& k = out.sync_kinds.emplace_back();
+    k.kind = static_cast<int8_t>(kind);
+    k.runs = st.runs;
+    k.failures = st.failures;
+    k.last_run_ms = st.last_run_ms;
+    k.last_success_ms = st.last_success_ms;
+    k.last_error_ms = st.last_error_ms;
+    k.last_duration_us = st.last_duration_us;
+    k.looked_at = st.looked_at;
+    k.changed = st.changed;
+    k.changed_total = st.changed_total;
+    k.last_error_code = error_number(st.last_error.code());
+    if (!st.last_error.ok()) k.last_error = st.last_error.message();
+  }
+  for (const auto& [id, g] : sync.groups) {
+    auto& group = out.sync_groups.emplace_back();
+    group.group_id = id;
+    group.error_code = error_number(g.error.code());
+    if (!g.error.ok()) group.error_message = g.error.message();
+    group.active_on_destination = g.active_on_destination;
+    group.last_synced_ms = g.last_synced_ms;
+    group.offsets_committed = g.offsets_committed;
+  }
+}
+
 asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
@@ -57,6 +86,7 @@ asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
         topic.partitions.push_back(to_wire(p));
       }
     }
+    sync_to_wire(d.sync, out);
   }
   co_return respond(ctx, resp);
 }

@@ -1,0 +1,143 @@
+// `mirra mirror --describe`'s tables and JSON (mirror_describe_format.h).
+#include "cli/mirror_describe_format.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/error_codes.h"
+#include "cli/table.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_sync.h"
+
+namespace mirra::cli {
+namespace {
+
+std::string state_name(int8_t state) { return std::string(mirror::mirror_state_name(state)); }
+
+std::string or_dash(int64_t v) { return v < 0 ? "-" : std::to_string(v); }
+
+std::string json_error(const Status& s) { return s.ok() ? "null" : json_string(s.message()); }
+
+std::string partition_table(const std::vector<client::MirrorDescription>& mirrors) {
+  Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LAG-MS",
+               "LMO", "RETRIES", "BYTES/S", "RECORDS/S", "FETCH-MS", "LAST-ERROR"});
+  for (const auto& m : mirrors) {
+    for (const auto& t : m.topics) {
+      for (const auto& p : t.partitions) {
+        table.add({m.name, t.name, std::to_string(p.partition), state_name(p.state),
+                   or_dash(p.source_high_watermark), or_dash(p.destination_log_end), or_dash(p.lag),
+                   or_dash(p.lag_ms), or_dash(p.last_mirrored_offset), std::to_string(p.retries),
+                   std::to_string(p.bytes_per_second), std::to_string(p.records_per_second),
+                   or_dash(p.fetch_latency_ms), p.last_error.ok() ? "-" : p.last_error.message()});
+      }
+    }
+  }
+  return table.render();
+}
+
+// "Sync of mirror M": a row per kind, then the groups with something to say. Nothing for a
+// mirror without sync tasks (no runner) or from a broker that predates them.
+std::string sync_tables(const client::MirrorDescription& m, int64_t now_ms) {
+  if (m.sync_kinds.empty() && m.sync_groups.empty()) return "";
+  std::string out = fmt::format("\nSync of mirror {}\n", m.name);
+  Table kinds({"KIND", "RUNS", "FAILURES", "LAST-SUCCESS", "LAST-ERROR", "LOOKED-AT", "CHANGED"});
+  for (const auto& k : m.sync_kinds) {
+    const std::string error = k.last_error.ok() ? "-"
+                                                : fmt::format("{} ({})", k.last_error.message(),
+                                                              age(k.last_error_ms, now_ms));
+    kinds.add({sync_kind_name(k.kind), std::to_string(k.runs), std::to_string(k.failures),
+               age(k.last_success_ms, now_ms), error, std::to_string(k.looked_at),
+               std::to_string(k.changed)});
+  }
+  out += kinds.render();
+  if (m.sync_groups.empty()) return out;
+  out += "\n";
+  Table groups({"GROUP", "ACTIVE-ON-DESTINATION", "LAST-SYNCED", "OFFSETS", "ERROR"});
+  for (const auto& g : m.sync_groups) {
+    groups.add({g.group_id, g.active_on_destination ? "yes" : "no", age(g.last_synced_ms, now_ms),
+                std::to_string(g.offsets_committed), g.error.ok() ? "-" : g.error.message()});
+  }
+  return out + groups.render();
+}
+
+}  // namespace
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string sync_kind_name(int8_t kind) {
+  for (mirror::SyncKind k : mirror::kSyncKinds) {
+    if (static_cast<int8_t>(k) == kind) return std::string(mirror::to_string(k));
+  }
+  return std::to_string(kind);
+}
+
+std::string age(int64_t then_ms, int64_t now_ms) {
+  if (then_ms < 0) return "-";
+  const int64_t ms = std::max<int64_t>(0, now_ms - then_ms);
+  if (ms < 60'000) return fmt::format("{:.1f}s ago", static_cast<double>(ms) / 1000.0);
+  const int64_t s = ms / 1000;
+  if (s < 3600) return fmt::format("{}m{:02}s ago", s / 60, s % 60);
+  return fmt::format("{}h{:02}m ago", s / 3600, s / 60 % 60);
+}
+
+std::string describe_text(const std::vector<client::MirrorDescription>& mirrors, int64_t now_ms) {
+  std::string out = partition_table(mirrors);
+  for (const auto& m : mirrors) out += sync_tables(m, now_ms);
+  return out;
+}
+
+std::string describe_json(const std::vector<client::MirrorDescription>& mirrors) {
+  std::vector<std::string> rows;
+  for (const auto& m : mirrors) {
+    for (const auto& t : m.topics) {
+      for (const auto& p : t.partitions) {
+        rows.push_back(fmt::format(
+            "{{\"mirror\":{},\"topic\":{},\"topicId\":{},\"partition\":{},\"state\":{},"
+            "\"sourceLogStartOffset\":{},\"sourceHighWatermark\":{},"
+            "\"destinationLogEndOffset\":{},\"lag\":{},\"lagMs\":{},\"lastMirroredOffset\":{},"
+            "\"retries\":{},\"bytesPerSecond\":{},\"recordsPerSecond\":{},"
+            "\"fetchLatencyMs\":{},\"lastError\":{}}}",
+            json_string(m.name), json_string(t.name), json_string(t.id.to_string()), p.partition,
+            json_string(state_name(p.state)), p.source_log_start, p.source_high_watermark,
+            p.destination_log_end, p.lag, p.lag_ms, p.last_mirrored_offset, p.retries,
+            p.bytes_per_second, p.records_per_second, p.fetch_latency_ms,
+            json_error(p.last_error)));
+      }
+    }
+  }
+  for (const auto& m : mirrors) {
+    for (const auto& k : m.sync_kinds) {
+      rows.push_back(fmt::format(
+          "{{\"type\":\"sync\",\"mirror\":{},\"kind\":{},\"runs\":{},\"failures\":{},"
+          "\"lastRunMs\":{},\"lastSuccessMs\":{},\"lastErrorMs\":{},\"lastDurationUs\":{},"
+          "\"lookedAt\":{},\"changed\":{},\"changedTotal\":{},\"lastErrorCode\":{},"
+          "\"lastError\":{}}}",
+          json_string(m.name), json_string(sync_kind_name(k.kind)), k.runs, k.failures,
+          k.last_run_ms, k.last_success_ms, k.last_error_ms, k.last_duration_us, k.looked_at,
+          k.changed, k.changed_total, error_number(k.last_error.code()), json_error(k.last_error)));
+    }
+    for (const auto& g : m.sync_groups) {
+      rows.push_back(fmt::format(
+          "{{\"type\":\"syncGroup\",\"mirror\":{},\"group\":{},\"activeOnDestination\":{},"
+          "\"lastSyncedMs\":{},\"offsetsCommitted\":{},\"errorCode\":{},\"error\":{}}}",
+          json_string(m.name), json_string(g.group_id), g.active_on_destination, g.last_synced_ms,
+          g.offsets_committed, error_number(g.error.code()), json_error(g.error)));
+    }
+  }
+  return fmt::format("[{}]\n", fmt::join(rows, ",\n "));
+}
+
+}  // namespace mirra::cli
