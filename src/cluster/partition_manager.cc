@@ -259,6 +259,17 @@ asio::awaitable<PartitionManager::OpenSummary> PartitionManager::open_partitions
   co_return summary;
 }
 
+bool PartitionManager::nothing_to_read(const Partition& p, int64_t offset,
+                                       storage::ReadBound bound) const {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (p.removed || !p.online() || health_->offline()) return false;
+  const PartitionOffsets& o = p.offsets;
+  if (offset < o.log_start || offset > o.log_end) return false;
+  const int64_t limit = bound == storage::ReadBound::last_stable_offset ? o.last_stable
+                                                                        : o.high_watermark;
+  return offset >= limit;
+}
+
 asio::awaitable<Status> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
   MIRRA_ASSERT_OWNER(owner_);
   auto config = log_config_for(topic);
@@ -295,7 +306,9 @@ asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& t
   }
   auto it = topics_.find(topic.name);
   if (it == topics_.end()) co_return;
-  for (auto& p : it->second) {
+  // A copy: the topic can be removed (or grow) while a job is awaited.
+  const std::vector<std::shared_ptr<Partition>> parts = it->second;
+  for (const auto& p : parts) {
     // An offline or deleted partition has no log to reconfigure; it gets the config when
     // it is opened again.
     Status ignored = co_await run_upkeep(p, [&](storage::PartitionLog& log) -> Status {
@@ -381,17 +394,25 @@ asio::awaitable<Status> PartitionManager::write_checkpoints() {
     int64_t recovery_point;
     int64_t log_start;
   };
-  storage::OffsetCheckpoint recovery;
-  storage::OffsetCheckpoint starts;
+  // Every job posted first, then awaited: topics_ is not iterated across an await (a topic
+  // deleted meanwhile would pull its entry from under the loop), and the shards answer
+  // side by side. A partition deleted meanwhile answers UNKNOWN_TOPIC_OR_PARTITION: left out.
+  std::vector<std::pair<std::shared_ptr<Partition>, std::shared_ptr<Pending<Result<Points>>>>>
+      asked;
   for (const auto& [name, parts] : topics_) {
     for (const auto& p : parts) {
-      auto points = co_await run(p, [](const storage::PartitionLog& log) -> Result<Points> {
-        return Points{log.recovery_point(), log.log_start_offset()};
-      });
-      if (!points.ok()) continue;
-      recovery[{p->topic, p->index}] = points->recovery_point;
-      starts[{p->topic, p->index}] = points->log_start;
+      asked.emplace_back(p, start(p, [](const storage::PartitionLog& log) -> Result<Points> {
+                           return Points{log.recovery_point(), log.log_start_offset()};
+                         }));
     }
+  }
+  storage::OffsetCheckpoint recovery;
+  storage::OffsetCheckpoint starts;
+  for (auto& [p, pending] : asked) {
+    const Result<Points> points = co_await pending->wait();
+    if (!points.ok()) continue;
+    recovery[{p->topic, p->index}] = points->recovery_point;
+    starts[{p->topic, p->index}] = points->log_start;
   }
   const fs::path dir = options_.log_dir;
   co_return co_await run_on(shards_.executor(0), [&]() -> Status {

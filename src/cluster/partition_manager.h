@@ -116,6 +116,13 @@ class PartitionManager {
   auto run(std::shared_ptr<Partition> p, F f)
       -> asio::awaitable<std::invoke_result_t<F&, const storage::PartitionLog&>>;
 
+  // Whether a read at `offset` up to `bound` would find nothing, judged on the core thread's
+  // copy of the partition's offsets, without a round trip to its shard: the offset lies in the
+  // log and at or past the bound. Anything that would end in an error (offline, deleted, out
+  // of range) is left to the read. The copy is as of the last job the shard finished, so the
+  // answer is the one a read just before an append still in flight would give.
+  bool nothing_to_read(const Partition& p, int64_t offset, storage::ReadBound bound) const;
+
   // The same for f(storage::PartitionLog&), which changes the log (append, marker, truncation,
   // log start). The one way to change a log after it is open: a partition that the read-only
   // check reports as mirrored gives that check's error (READ_ONLY_TOPIC) without calling f,
