@@ -39,6 +39,7 @@
 #   BENCH_SYNC_GROUPS / BENCH_SYNC_PARTITIONS / BENCH_SYNC_INTERVAL_MS / BENCH_SYNC_WINDOW_S:
 #   the sync phase after the rounds (bench/mirror/sync_phase.sh; default 1000 groups x 20
 #   partitions, a sync round every 5000 ms, 15 s windows; BENCH_SYNC_GROUPS=0 skips it).
+#   BENCH_PERF: a directory for a profile of both brokers during each mirror copy (perf).
 #   BENCH_WARM_MB: memory to warm first (bench/lib.sh bench_warm_memory; default: what a round
 #   writes plus dd's 2 GiB).
 set -euo pipefail
@@ -125,16 +126,39 @@ prefill() {  # round, partitions
   echo "$line round=$1 $phase_field" | tee -a "$results"
 }
 
+# BENCH_PERF=DIR: each mirror copy's profile of both brokers (perf record, cpu-clock at 999 Hz,
+# no call graphs), DIR/<topic>-<side>.data, for `perf report -i ... --no-children`.
+perf_start() {  # topic: starts perf on both brokers; sets perf_pids
+  perf_pids=()
+  [ -n "${BENCH_PERF:-}" ] || return 0
+  local side pid_var
+  for side in source destination; do
+    pid_var=${side}_pid
+    perf record -q -e cpu-clock -F 999 -p "${!pid_var}" -o "$BENCH_PERF/$1-$side.data" \
+      >/dev/null 2>&1 &
+    perf_pids+=("$!")
+  done
+}
+perf_stop() {
+  local pid
+  for pid in "${perf_pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  for pid in "${perf_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
 mirror_copy() {  # round, partitions
-  local topic=bench-mirror-$1-p$2 cpu0 t0
+  local topic=bench-mirror-$1-p$2 cpu0 t0 caught_up=0 secs cpu
   bench_settle
+  perf_start "$topic"
   cpu0=$(both_cpu)
   t0=$(bench_now)
   mirror_cli --add --mirror bench --topic "$topic" >/dev/null
-  if "$relay" caught-up --source "$source_bootstrap" --destination "$destination_bootstrap" \
-       --topic "$topic" >/dev/null; then
-    echo "mode=mirror round=$1 partitions=$2 records=$records" \
-         "seconds=$(bench_sub "$t0" "$(bench_now)") $(cpu_since "$cpu0") $phase_field" |
+  "$relay" caught-up --source "$source_bootstrap" --destination "$destination_bootstrap" \
+    --topic "$topic" >/dev/null && caught_up=1
+  secs=$(bench_sub "$t0" "$(bench_now)")
+  cpu=$(cpu_since "$cpu0")
+  perf_stop
+  if [ "$caught_up" = 1 ]; then
+    echo "mode=mirror round=$1 partitions=$2 records=$records seconds=$secs $cpu $phase_field" |
       tee -a "$results"
   else
     fail "the mirror did not catch up"

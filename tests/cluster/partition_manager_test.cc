@@ -142,6 +142,9 @@ TEST_F(PartitionManagerTest, NothingToReadAtTheBoundOnly) {
   EXPECT_FALSE(partitions_->nothing_to_read(*p, 0, lso));
   EXPECT_FALSE(partitions_->nothing_to_read(*p, 6, hw));  // out of range: the read says so
   EXPECT_FALSE(partitions_->nothing_to_read(*p, -1, hw));
+  EXPECT_TRUE(partitions_->nothing_to_read(*p, 0, hw, /*max_bytes=*/0));  // no room
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 0, hw, /*max_bytes=*/1));
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 6, hw, /*max_bytes=*/0));
   run([&]() -> asio::awaitable<void> { (void)co_await admin_->delete_topic("orders"); }());
   EXPECT_FALSE(partitions_->nothing_to_read(*p, 5, hw));  // deleted: the read says so
 }

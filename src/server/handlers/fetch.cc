@@ -179,14 +179,16 @@ asio::awaitable<int64_t> read_all(RequestContext& ctx, const FetchRequest& req,
       continue;
     }
     const int64_t offset = t.request.fetch_offset;
-    if (partitions.nothing_to_read(*t.part, offset, bound)) {
+    const int64_t budget = std::max<int64_t>(0, int64_t{req.max_bytes} - total);
+    const int32_t max_bytes = static_cast<int32_t>(std::min<int64_t>(t.request.max_bytes, budget));
+    const bool min_one = total == 0;
+    // Once the response is full, the partitions after it are answered with their offsets
+    // alone, as a read with no room would.
+    if (partitions.nothing_to_read(*t.part, offset, bound, min_one ? INT64_MAX : max_bytes)) {
       t.offsets = t.part->offsets;
       t.error = ErrorCode::NONE;
       continue;
     }
-    const int64_t budget = std::max<int64_t>(0, int64_t{req.max_bytes} - total);
-    const int32_t max_bytes = static_cast<int32_t>(std::min<int64_t>(t.request.max_bytes, budget));
-    const bool min_one = total == 0;
     wave.emplace_back(&t, partitions.start(t.part, [offset, max_bytes, bound,
                                                     min_one](const storage::PartitionLog& log) {
       ReadOut r;
