@@ -268,17 +268,23 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
       }
     }
     for (auto& [tp, i] : pending) {
-      out[i].status = missing_answer("Fetch", tp, conn);
-      if (!session.plan().incremental()) continue;
-      // An incremental answer leaves out the partitions without news.
-      if (!continued) {
+      // An incremental answer leaves out the partitions without news: most of them when many
+      // partitions are fetched, so theirs is the path without formatting.
+      const bool incremental = session.plan().incremental();
+      if (incremental && continued) {
+        if (const FetchSessions::Partition* known = session.answered(tp)) {
+          fill_unchanged(out[i], *known, buffer);
+          continue;
+        }
+      }
+      if (incremental && !continued) {
         out[i].status =
             Status(ErrorCode::FETCH_SESSION_ID_NOT_FOUND,
                    fmt::format("{} ended fetch session {} (answered session {})", conn.address(),
                                session.plan().session_id, body.session_id));
-      } else if (const FetchSessions::Partition* known = session.answered(tp)) {
-        fill_unchanged(out[i], *known, buffer);
+        continue;
       }
+      out[i].status = missing_answer("Fetch", tp, conn);
     }
     co_return Status::OK();
   };

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/when_all.h"
 #include "storage/checkpoint.h"
 #include "storage/durable_file.h"
 #include "storage/file_cache.h"
@@ -32,6 +33,21 @@ void remove_dir(const fs::path& dir) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (ec) MIRRA_LOG_WARN("cannot delete {}: {}", dir.string(), ec.message());
+}
+
+// Closes a deleted partition's log on its shard and deletes its directory. Queued behind every
+// job already posted for the partition, so none of them loses its log.
+asio::awaitable<void> close_and_delete(ShardPool& shards, std::shared_ptr<Partition> p,
+                                       fs::path dir) {
+  co_await run_on(shards.executor(p->shard), [&]() {
+    MIRRA_ASSERT(shards.on_shard(p->shard), "{}-{} removed off its shard", p->topic, p->index);
+    if (p->log) {
+      if (Status s = p->log->close(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
+      p->log.reset();
+    }
+    auto moved = rename_aside(dir, p->topic_id, "delete");
+    if (moved.ok()) remove_dir(moved.value());
+  });
 }
 
 // Whether the last run stopped cleanly; the marker is removed (durably) before anything is
@@ -259,6 +275,18 @@ asio::awaitable<PartitionManager::OpenSummary> PartitionManager::open_partitions
   co_return summary;
 }
 
+bool PartitionManager::nothing_to_read(const Partition& p, int64_t offset, storage::ReadBound bound,
+                                       int64_t max_bytes) const {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (p.removed || !p.online() || health_->offline()) return false;
+  const PartitionOffsets& o = p.offsets;
+  if (offset < o.log_start || offset > o.log_end) return false;
+  if (max_bytes <= 0) return true;
+  const int64_t limit = bound == storage::ReadBound::last_stable_offset ? o.last_stable
+                                                                        : o.high_watermark;
+  return offset >= limit;
+}
+
 asio::awaitable<Status> PartitionManager::add_partitions(const metadata::TopicInfo& topic) {
   MIRRA_ASSERT_OWNER(owner_);
   auto config = log_config_for(topic);
@@ -295,7 +323,9 @@ asio::awaitable<void> PartitionManager::reconfigure(const metadata::TopicInfo& t
   }
   auto it = topics_.find(topic.name);
   if (it == topics_.end()) co_return;
-  for (auto& p : it->second) {
+  // A copy: the topic can be removed (or grow) while a job is awaited.
+  const std::vector<std::shared_ptr<Partition>> parts = it->second;
+  for (const auto& p : parts) {
     // An offline or deleted partition has no log to reconfigure; it gets the config when
     // it is opened again.
     Status ignored = co_await run_upkeep(p, [&](storage::PartitionLog& log) -> Status {
@@ -312,21 +342,15 @@ asio::awaitable<void> PartitionManager::remove_topic(const std::string& topic) {
   if (it == topics_.end()) co_return;
   std::vector<std::shared_ptr<Partition>> parts = std::move(it->second);
   topics_.erase(it);
+  // Every shard at once: closing a log flushes it, and one partition after the other a topic
+  // of 1,000 partitions took half a minute to delete.
+  std::vector<asio::awaitable<void>> removals;
   for (auto& p : parts) {
     p->removed = true;
     p->wake_waiters();
-    const fs::path dir = dir_of(*p);
-    // Queued behind every job already posted for the partition, so none of them loses its log.
-    co_await run_on(shards_.executor(p->shard), [&]() {
-      MIRRA_ASSERT(shards_.on_shard(p->shard), "{}-{} removed off its shard", p->topic, p->index);
-      if (p->log) {
-        if (Status s = p->log->close(); !s.ok()) MIRRA_LOG_WARN("{}", s.message());
-        p->log.reset();
-      }
-      auto moved = rename_aside(dir, p->topic_id, "delete");
-      if (moved.ok()) remove_dir(moved.value());
-    });
+    removals.push_back(close_and_delete(shards_, p, dir_of(*p)));
   }
+  co_await when_all(std::move(removals));
 }
 
 void PartitionManager::start_housekeeping() {
@@ -381,17 +405,25 @@ asio::awaitable<Status> PartitionManager::write_checkpoints() {
     int64_t recovery_point;
     int64_t log_start;
   };
-  storage::OffsetCheckpoint recovery;
-  storage::OffsetCheckpoint starts;
+  // Every job posted first, then awaited: topics_ is not iterated across an await (a topic
+  // deleted meanwhile would pull its entry from under the loop), and the shards answer
+  // side by side. A partition deleted meanwhile answers UNKNOWN_TOPIC_OR_PARTITION: left out.
+  std::vector<std::pair<std::shared_ptr<Partition>, std::shared_ptr<Pending<Result<Points>>>>>
+      asked;
   for (const auto& [name, parts] : topics_) {
     for (const auto& p : parts) {
-      auto points = co_await run(p, [](const storage::PartitionLog& log) -> Result<Points> {
-        return Points{log.recovery_point(), log.log_start_offset()};
-      });
-      if (!points.ok()) continue;
-      recovery[{p->topic, p->index}] = points->recovery_point;
-      starts[{p->topic, p->index}] = points->log_start;
+      asked.emplace_back(p, start(p, [](const storage::PartitionLog& log) -> Result<Points> {
+                           return Points{log.recovery_point(), log.log_start_offset()};
+                         }));
     }
+  }
+  storage::OffsetCheckpoint recovery;
+  storage::OffsetCheckpoint starts;
+  for (auto& [p, pending] : asked) {
+    const Result<Points> points = co_await pending->wait();
+    if (!points.ok()) continue;
+    recovery[{p->topic, p->index}] = points->recovery_point;
+    starts[{p->topic, p->index}] = points->log_start;
   }
   const fs::path dir = options_.log_dir;
   co_return co_await run_on(shards_.executor(0), [&]() -> Status {

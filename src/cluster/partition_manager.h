@@ -14,6 +14,7 @@
 // and finishes deletions that a crash interrupted ("<dir>.<id>-delete").
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -115,6 +116,15 @@ class PartitionManager {
   template <typename F>
   auto run(std::shared_ptr<Partition> p, F f)
       -> asio::awaitable<std::invoke_result_t<F&, const storage::PartitionLog&>>;
+
+  // Whether a read at `offset` up to `bound` of at most `max_bytes` (the first batch not
+  // forced) would find nothing, judged on the core thread's copy of the partition's offsets,
+  // without a round trip to its shard: the offset lies in the log and at or past the bound, or
+  // there is no room. Anything that would end in an error (offline, deleted, out of range) is
+  // left to the read. The copy is as of the last job the shard finished, so the answer is the
+  // one a read just before an append still in flight would give.
+  bool nothing_to_read(const Partition& p, int64_t offset, storage::ReadBound bound,
+                       int64_t max_bytes = INT64_MAX) const;
 
   // The same for f(storage::PartitionLog&), which changes the log (append, marker, truncation,
   // log start). The one way to change a log after it is open: a partition that the read-only

@@ -97,6 +97,23 @@ asio::awaitable<bool> MirrorRunner::apply(const client::FetchedPartition& f, int
   co_return s.ok();
 }
 
+bool MirrorRunner::handled_idle(const client::FetchedPartition& f, int64_t asked_offset) {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (!f.status.ok() || !f.records.empty()) return false;
+  const std::optional<SinkLog> log = ctx_.sink.log(f.tp);
+  if (!log || asked_offset != log->log_end || f.log_start_offset > log->log_start) return false;
+  const MirrorStateValue* v = ctx_.sink.state({log->topic_id, f.tp.partition});
+  if (v == nullptr || static_cast<MirrorState>(v->state) != MirrorState::mirroring) return false;
+  PartitionMirrorStatus& st = status_[f.tp];
+  if (!st.last_error.ok()) return false;
+  // What copy() and succeeded() would do with it: note the source's offsets, clear any backoff.
+  st.source_high_watermark = f.high_watermark;
+  st.source_log_start = f.log_start_offset;
+  st.pipeline.succeeded();
+  st.pipeline.answer_handled(true);
+  return true;
+}
+
 Status MirrorRunner::still_fetching(const client::TopicPartition& tp) const {
   const std::optional<Uuid> id = ctx_.sink.topic_id(tp.topic);
   if (id && fetching({*id, tp.partition})) return Status::OK();

@@ -354,6 +354,7 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
 asio::awaitable<void> MirrorRunner::apply_round(Round round) {
   std::vector<asio::awaitable<void>> appends;
   for (size_t i = 0; i < round.answers.size(); ++i) {
+    if (handled_idle(round.answers[i], round.asked[i].offset)) continue;
     appends.push_back(apply_answer(round.answers[i], round.asked[i].offset));
   }
   co_await when_all(std::move(appends));

@@ -166,6 +166,10 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // there (an earlier answer of a pipelined partition was not appended whole). True when the
   // answer was appended (or had nothing to append) as asked.
   asio::awaitable<bool> apply(const client::FetchedPartition& fetched, int64_t asked_offset);
+  // An answer with nothing to append, for a partition MIRRORING without error whose log start
+  // is not behind the source's: apply()'s outcome without its coroutines (most of a round's
+  // answers when many partitions sit idle). False, having done nothing, for any other answer.
+  bool handled_idle(const client::FetchedPartition& fetched, int64_t asked_offset);
   asio::awaitable<Status> copy(const SinkLog& log, const client::FetchedPartition& fetched);
   asio::awaitable<Status> append(const SinkLog& log, const client::FetchedPartition& fetched);
   asio::awaitable<Status> follow_log_start(const client::TopicPartition& tp,

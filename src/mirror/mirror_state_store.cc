@@ -68,4 +68,35 @@ asio::awaitable<Status> MirrorStateStore::put(const MirrorStateKey& key, MirrorS
   co_return s;
 }
 
+asio::awaitable<Status> MirrorStateStore::put_all(std::vector<Put> puts) {
+  MIRRA_ASSERT_OWNER(owner_);
+  std::set<MirrorStateKey> keys;
+  for (const Put& p : puts) {
+    if (writing_.count(p.key) || epoch_of(p.key) != p.expected_epoch ||
+        !keys.insert(p.key).second) {
+      co_return Status(ErrorCode::INVALID_MIRROR_STATE,
+                       fmt::format("the state of partition {} of topic {} changed meanwhile",
+                                   p.key.partition, p.key.topic_id.to_string()));
+    }
+  }
+  if (puts.empty()) co_return Status::OK();
+  writing_.insert(keys.begin(), keys.end());  // from the check on: no put() slips in between
+  Status s = co_await topic_.ensure_created();
+  std::map<int32_t, std::vector<cluster::InternalRecord>> batches;
+  for (Put& p : puts) {
+    p.value.state_epoch = p.expected_epoch + 1;
+    batches[partition_of(p.key)].push_back({encode_state_key(p.key), encode_state_value(p.value)});
+  }
+  for (auto& [partition, records] : batches) {
+    if (!s.ok()) break;
+    s = co_await topic_.append(partition, std::move(records));
+  }
+  for (const MirrorStateKey& k : keys) writing_.erase(k);
+  // Appended batches that a later one's failure leaves behind are states nobody adopted; the
+  // next load would take them, which is why a caller retries a failed put_all as a whole.
+  if (!s.ok()) co_return s;
+  for (Put& p : puts) states_[p.key] = std::move(p.value);
+  co_return s;
+}
+
 }  // namespace mirra::mirror

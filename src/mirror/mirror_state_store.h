@@ -9,6 +9,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 #include "base/asio.h"
 #include "base/assert.h"
@@ -31,6 +32,16 @@ class MirrorStateStore {
   // when the stored epoch is not `expected_epoch` or another write of the key is in flight.
   asio::awaitable<Status> put(const MirrorStateKey& key, MirrorStateValue value,
                               int32_t expected_epoch);
+  // put() for many keys in one append per state partition (a topic's partitions share one):
+  // the first states of a topic of 1,000 partitions are one write, not 1,000. All or none are
+  // adopted; a key whose epoch is not the expected one, or written meanwhile, or named twice,
+  // refuses the lot (INVALID_MIRROR_STATE) before anything is written.
+  struct Put {
+    MirrorStateKey key;
+    MirrorStateValue value;
+    int32_t expected_epoch = -1;
+  };
+  asio::awaitable<Status> put_all(std::vector<Put> puts);
 
  private:
   int32_t partition_of(const MirrorStateKey& key) const;

@@ -43,6 +43,7 @@ class ClusterTest : public ::testing::Test {
     options.log_dir = dir();
     options.broker.static_settings = &static_settings_;
     options.broker.dynamic = &store_->image().broker_configs();
+    options.checkpoint_interval = checkpoint_interval_;
     partitions_ = std::make_unique<PartitionManager>(io_.get_executor(), shards_, options);
     run([&]() -> asio::awaitable<void> { co_await partitions_->open_all(store_->image()); }());
     admin_ = std::make_unique<TopicAdmin>(*store_, *partitions_, TopicDefaults{});
@@ -128,6 +129,9 @@ class ClusterTest : public ::testing::Test {
   }
 
   TempDir tmp_;
+  // log.flush.offset.checkpoint.interval.ms of the manager open() makes (the loop runs once
+  // start_housekeeping() is called).
+  std::chrono::milliseconds checkpoint_interval_{60000};
   asio::io_context io_{1};
   ShardPool shards_{kShards};
   std::map<std::string, std::string> static_settings_;

@@ -125,6 +125,57 @@ TEST_F(PartitionManagerTest, ARunThatChangesNothingLeavesWaitersAlone) {
   EXPECT_TRUE(run_until([&] { return fired; }));
 }
 
+// The fetch handler's shortcut: judged on the core thread's copy of the offsets, a read at the
+// bound finds nothing; below it, past the log end, before the log start, or on a deleted
+// partition, the read itself must answer.
+TEST_F(PartitionManagerTest, NothingToReadAtTheBoundOnly) {
+  ASSERT_TRUE(create("orders", 1).ok());
+  auto p = partitions_->find("orders", 0);
+  ASSERT_NE(p, nullptr);
+  const auto hw = storage::ReadBound::high_watermark;
+  const auto lso = storage::ReadBound::last_stable_offset;
+  EXPECT_TRUE(partitions_->nothing_to_read(*p, 0, hw));  // empty
+  ASSERT_TRUE(append(p, 5).ok());
+  EXPECT_TRUE(partitions_->nothing_to_read(*p, 5, hw));
+  EXPECT_TRUE(partitions_->nothing_to_read(*p, 5, lso));
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 4, hw));
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 0, lso));
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 6, hw));  // out of range: the read says so
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, -1, hw));
+  EXPECT_TRUE(partitions_->nothing_to_read(*p, 0, hw, /*max_bytes=*/0));  // no room
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 0, hw, /*max_bytes=*/1));
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 6, hw, /*max_bytes=*/0));
+  run([&]() -> asio::awaitable<void> { (void)co_await admin_->delete_topic("orders"); }());
+  EXPECT_FALSE(partitions_->nothing_to_read(*p, 5, hw));  // deleted: the read says so
+}
+
+// The checkpoint writer awaits each partition's offsets; topics deleted and created meanwhile
+// must not pull the partition map from under it (it crashed, iterating a freed map node).
+TEST_F(PartitionManagerTest, CheckpointsWhileTopicsAreDeleted) {
+  checkpoint_interval_ = std::chrono::milliseconds(1);
+  restart();
+  partitions_->start_housekeeping();
+  ASSERT_TRUE(create("kept", 2).ok());
+  ASSERT_TRUE(append(partitions_->find("kept", 1), 3).ok());
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(create("t" + std::to_string(i), 4).ok());
+    run([&]() -> asio::awaitable<void> {
+      for (int i = 0; i < 10; ++i) {
+        const Status s = co_await admin_->delete_topic("t" + std::to_string(i));
+        EXPECT_TRUE(s.ok()) << s.to_string();
+      }
+    }());
+  }
+  // The loop goes on, and its next checkpoint holds the partitions that are left.
+  const storage::OffsetCheckpoint expected{{{"kept", 0}, 0}, {{"kept", 1}, 0}};
+  std::optional<storage::OffsetCheckpoint> last;
+  EXPECT_TRUE(run_until([&] {
+    auto read = storage::read_offset_checkpoint(dir() / storage::kLogStartCheckpoint);
+    if (read.ok()) last = read.value();
+    return last == expected;
+  })) << "the log-start checkpoint never listed just kept-0 and kept-1";
+}
+
 // The one guard every change of a log passes (cluster/log_writer.h): a partition the read-only
 // check reports as mirrored is changed by its mirror alone; clients and coordinators get the
 // check's error and their job never runs; reads and other partitions are not affected.

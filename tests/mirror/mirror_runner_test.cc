@@ -474,6 +474,33 @@ TEST_F(MirrorRunnerTest, ASourceTopicWithAnotherIdIsNotFetched) {
   for (const auto& f : source_.fetches()) EXPECT_NE(f.broker, 2) << "fetched the new topic";
 }
 
+// Answers with no records for a MIRRORING partition take a shortcut (handled_idle): it must
+// still note the source's offsets and follow a log start moved with no new data, and the
+// partition must stay MIRRORING and go on copying when data comes.
+TEST_F(MirrorRunnerTest, AnIdlePartitionTracksTheSourceAndFollowsItsLogStart) {
+  add_topic(2);
+  produce(kP0, 2);
+  produce(kP1, 2);
+  start();
+  ASSERT_TRUE(run_until([&] {
+    return identical(kP0) && identical(kP1) && sink_.state_of(kP0) == MirrorState::mirroring &&
+           sink_.state_of(kP1) == MirrorState::mirroring;
+  }));
+  const size_t before = fetches_of(kP1);
+  ASSERT_TRUE(run_until([&] { return fetches_of(kP1) >= before + 3; }));  // idle rounds
+  EXPECT_EQ(sink_.state_of(kP1), MirrorState::mirroring);
+  EXPECT_EQ(status(kP1).source_high_watermark, 10);
+  EXPECT_TRUE(status(kP1).last_error.ok());
+
+  source_.delete_records(kP1, 5);
+  ASSERT_TRUE(run_until([&] { return sink_.log(kP1)->log_start == 5; }));
+  EXPECT_EQ(status(kP1).source_log_start, 5);
+  EXPECT_EQ(sink_.state_of(kP1), MirrorState::mirroring);
+  produce(kP1, 1);
+  ASSERT_TRUE(run_until([&] { return identical(kP1); }));
+  EXPECT_EQ(status(kP1).source_high_watermark, 15);
+}
+
 // Issue 15 point 7: partitions added on the source after the topic was added are not mirrored
 // (docs/mirroring-design.md §8) and were invisible. The topic check notes them with the source's
 // log end, for describe.

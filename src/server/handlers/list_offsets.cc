@@ -86,9 +86,14 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   const bool committed = req->isolation_level == 1;
   ListOffsetsResponse resp;
+  // Every lookup is posted to its shard first and awaited after: one at a time, a request for
+  // 1,000 partitions would wait for 1,000 round trips to the shards in turn.
+  using Lookup = std::shared_ptr<cluster::Pending<Result<Found>>>;
+  std::vector<std::pair<PartitionResponse*, Lookup>> lookups;
   for (const auto& t : req->topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
+    tr.partitions.reserve(t.partitions.size());  // lookups point into it
     for (const auto& p : t.partitions) {
       PartitionResponse& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
@@ -99,17 +104,22 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
         continue;
       }
       const int64_t ts = p.timestamp;
-      auto found = co_await ctx.broker->partitions->run(
-          target.partition,
-          [ts, committed](const storage::PartitionLog& log) { return lookup(log, ts, committed); });
-      if (!found.ok()) {
-        pr.error_code = error_number(found.status().code());
-        continue;
-      }
-      pr.offset = found->offset;
-      pr.timestamp = found->timestamp;
-      pr.leader_epoch = found->epoch;
+      lookups.emplace_back(
+          &pr, ctx.broker->partitions->start(target.partition,
+                                             [ts, committed](const storage::PartitionLog& log) {
+                                               return lookup(log, ts, committed);
+                                             }));
     }
+  }
+  for (auto& [pr, pending] : lookups) {
+    const Result<Found> found = co_await pending->wait();
+    if (!found.ok()) {
+      pr->error_code = error_number(found.status().code());
+      continue;
+    }
+    pr->offset = found->offset;
+    pr->timestamp = found->timestamp;
+    pr->leader_epoch = found->epoch;
   }
   co_return respond(ctx, resp);
 }
