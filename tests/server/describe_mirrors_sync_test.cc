@@ -10,6 +10,7 @@
 namespace mirra::server {
 namespace {
 
+using protocol::Bytes;
 using protocol::DescribeMirrorsResponse;
 
 mirror::MirrorSyncStatus sample_status() {
@@ -50,7 +51,8 @@ Bytes encode(const DescribeMirrorsResponse& r) {
 
 TEST(DescribeMirrorsSync, StatusBecomesTheMirrorsSyncFields) {
   const mirror::MirrorSyncStatus st = sample_status();
-  const auto& m = response_of(&st).mirrors[0];
+  const DescribeMirrorsResponse resp = response_of(&st);
+  const auto& m = resp.mirrors[0];
   ASSERT_EQ(m.sync_kinds.size(), 4u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(m.sync_kinds[i].kind, static_cast<int8_t>(i));
   const auto& k = m.sync_kinds[0];
