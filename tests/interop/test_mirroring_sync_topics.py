@@ -6,6 +6,7 @@ topic deleted, and one deleted and created again, go FAILED for good with the re
 readable on the destination, survives a restart as FAILED, and can be failed over. Every wait
 is a bounded poll of a condition, never a sleep."""
 import confluent_kafka
+import confluent_kafka.admin
 
 from mirra_testlib import run_mirra, wait_until
 from mirroring import ok, watermarks_of
