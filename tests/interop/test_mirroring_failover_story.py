@@ -3,8 +3,8 @@ docs/mirroring.md step by step with two real `mirra server` processes and three 
 
 A producer writes to a 4-partition topic on the source while three consumers read it there,
 each in its own group: python3-confluent-kafka, kafka-python and kafkajs
-(failover_consumer.py, node/failover_consumer.js). They commit every COMMIT_EVERY records and
-read slower than the producer writes, as consumers that lag do. The destination mirrors the
+(failover_consumer.py, node/failover_consumer.js). They commit every 17 to 23 records and read
+slower than the producer writes, as consumers that lag do. The destination mirrors the
 topic and syncs the groups' committed offsets every 500 ms. Once each group's offsets on the
 destination are offsets it committed on the source, the producer stops, the mirror catches up,
 the source is killed (SIGKILL), the topic is failed over, and the same three groups start on
@@ -27,8 +27,10 @@ from mirroring import caught_up, describe, ok, watermarks_of
 
 HERE = ROOT / "tests" / "interop"
 PARTITIONS = 4
-COMMIT_EVERY = 20
-SOURCE_RATE = 60       # records per second each consumer reads on the source (a pace)
+# Per client: commit every N records; records per second it reads on the source (a pace). They
+# differ so that each group has its own gap between its last synced commit and the failure.
+COMMIT_EVERY = {"confluent-kafka": 20, "kafka-python": 17, "kafkajs": 23}
+SOURCE_RATE = {"confluent-kafka": 60, "kafka-python": 50, "kafkajs": 70}
 PRODUCE_INTERVAL = 0.004  # seconds between produced records: ~250/s, faster than they read
 SYNC_WAIT = 60         # seconds: the first synced commits (clients join, the sync runs)
 STEP = 30
@@ -78,7 +80,7 @@ class Consumer:
 
     def __init__(self, client, bootstrap, out, rate):
         self.client, self.group, self.out = client, GROUPS[client], out
-        args = [bootstrap, self.group, TOPIC, str(out), str(COMMIT_EVERY), str(rate)]
+        args = [bootstrap, self.group, TOPIC, str(out), str(COMMIT_EVERY[client]), str(rate)]
         cmd = (["node", str(HERE / "node" / "failover_consumer.js"), *args]
                if client == "kafkajs" else
                ["/usr/bin/python3", str(HERE / "failover_consumer.py"), client, *args])
@@ -163,7 +165,7 @@ def test_failover_story(make_broker, tmp_path):
 
     producer = Producer(src.bootstrap)
     on_source = [Consumer(client, src.bootstrap, tmp_path / f"{client}-source.jsonl",
-                          SOURCE_RATE) for client in GROUPS]
+                          SOURCE_RATE[client]) for client in GROUPS]
     on_destination = []
     try:
         # Runbook, watch the offsets sync: each group's offsets reach the destination.
