@@ -4,9 +4,7 @@
 // without DescribeConfigs; partitions added on the source added here, fewer left alone.
 #include <gtest/gtest.h>
 
-#include "fake_sink.h"
-#include "fake_sync.h"
-#include "mirror/mirror_sync.h"
+#include "sync_fixture.h"
 
 namespace mirra::mirror {
 namespace {
@@ -36,16 +34,12 @@ class ErringSyncSource : public test::FakeSyncSource {
   }
 };
 
-class MirrorSyncConfigsTest : public ::testing::Test {
+class MirrorSyncConfigsTest : public test::SyncFixture {
  protected:
   void SetUp() override {
-    auto settings = parse_mirror_settings({{"bootstrap.servers", "source:9092"},
-                                           {"mirror.topic.properties.exclude", "segment\\..*"}});
-    ASSERT_TRUE(settings.ok());
     auto source = std::make_unique<ErringSyncSource>();
-    source_ = source.get();
-    MirrorSyncContext ctx{io_.get_executor(), sink_, destination_, std::chrono::hours(1), {}, {}};
-    sync_ = std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
+    erring_ = source.get();
+    sync_ = make_sync({{"mirror.topic.properties.exclude", "segment\\..*"}}, std::move(source));
   }
 
   // A topic mirrored by "m" with `partitions` partitions here and `source_partitions` there.
@@ -62,27 +56,12 @@ class MirrorSyncConfigsTest : public ::testing::Test {
     destination_.configs[name]["mirror.name"] = "m";
   }
 
-  void round() {
-    bool done = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await sync_->run_round();
-          done = true;
-        },
-        asio::detached);
-    io_.restart();
-    io_.run();
-    ASSERT_TRUE(done);
-  }
+  void round() { SyncFixture::round(*sync_); }
 
   const SyncKindStatus& configs() const { return sync_->status().of(SyncKind::kConfigs); }
   const SyncKindStatus& partitions() const { return sync_->status().of(SyncKind::kPartitions); }
 
-  asio::io_context io_;
-  test::FakeSink sink_{io_.get_executor()};
-  test::FakeSyncDestination destination_;
-  ErringSyncSource* source_ = nullptr;
+  ErringSyncSource* erring_ = nullptr;  // source_, with its topic errors
   std::shared_ptr<MirrorSync> sync_;
 };
 
@@ -162,7 +141,7 @@ TEST_F(MirrorSyncConfigsTest, OneTopicsErrorIsTheKindsButTheOthersGoOn) {
   add_topic("b", 1, 1);
   source_->configs["a"] = {dynamic("retention.ms", "2000")};
   source_->configs["b"] = {dynamic("retention.ms", "3000")};
-  source_->topic_errors["a"] = Status(ErrorCode::TOPIC_AUTHORIZATION_FAILED, "not allowed");
+  erring_->topic_errors["a"] = Status(ErrorCode::TOPIC_AUTHORIZATION_FAILED, "not allowed");
   round();
   EXPECT_EQ(configs().last_error.code(), ErrorCode::TOPIC_AUTHORIZATION_FAILED);
   EXPECT_NE(configs().last_error.message().find("topic a"), std::string::npos);

@@ -4,9 +4,7 @@
 // source followed, nothing committed twice, and one group's failure stopping only that group.
 #include <gtest/gtest.h>
 
-#include "fake_sink.h"
-#include "fake_sync.h"
-#include "mirror/mirror_sync.h"
+#include "sync_fixture.h"
 
 namespace mirra::mirror {
 namespace {
@@ -17,37 +15,12 @@ using client::TopicPartition;
 const TopicPartition kT0{"t", 0};
 const TopicPartition kT1{"t", 1};
 
-class MirrorSyncGroupsTest : public ::testing::Test {
+class MirrorSyncGroupsTest : public test::SyncFixture {
  protected:
   void SetUp() override {
     sink_.add_topic("m", "t", Uuid::random(), 2);
     destination_.partition_bounds[kT0] = {0, 100};
     destination_.partition_bounds[kT1] = {0, 100};
-  }
-
-  std::shared_ptr<MirrorSync> make_sync(MirrorConfigs extra = {}) {
-    extra.emplace("bootstrap.servers", "source:9092");
-    auto settings = parse_mirror_settings(extra);
-    EXPECT_TRUE(settings.ok()) << settings.status().to_string();
-    auto source = std::make_unique<test::FakeSyncSource>();
-    source_ = source.get();
-    MirrorSyncContext ctx{io_.get_executor(),          sink_, destination_, std::chrono::hours(1),
-                          [this] { return wall_ms_; }, {}};
-    return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
-  }
-
-  void run(asio::awaitable<void> a) {
-    bool done = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await std::move(a);
-          done = true;
-        },
-        asio::detached);
-    io_.restart();
-    io_.run();
-    ASSERT_TRUE(done);
   }
 
   // A group on the source with its offsets.
@@ -73,12 +46,6 @@ class MirrorSyncGroupsTest : public ::testing::Test {
   const SyncKindStatus& groups_status(const MirrorSync& s) const {
     return s.status().of(SyncKind::kGroups);
   }
-
-  asio::io_context io_;
-  test::FakeSink sink_{io_.get_executor()};
-  test::FakeSyncDestination destination_;
-  test::FakeSyncSource* source_ = nullptr;
-  int64_t wall_ms_ = 1000;
 };
 
 TEST_F(MirrorSyncGroupsTest, OffsetsAreCopiedWithMetadataAndLeaderEpochInOneFetch) {

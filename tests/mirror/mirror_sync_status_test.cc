@@ -4,45 +4,13 @@
 // lists every kind in round order and only the groups with something to say.
 #include <gtest/gtest.h>
 
-#include "fake_sink.h"
-#include "fake_sync.h"
 #include "mirror/mirror_describe.h"
-#include "mirror/mirror_sync.h"
+#include "sync_fixture.h"
 
 namespace mirra::mirror {
 namespace {
 
-class MirrorSyncStatusTest : public ::testing::Test {
- protected:
-  std::shared_ptr<MirrorSync> make_sync() {
-    auto settings = parse_mirror_settings({{"bootstrap.servers", "source:9092"}});
-    EXPECT_TRUE(settings.ok());
-    auto source = std::make_unique<test::FakeSyncSource>();
-    source_ = source.get();
-    MirrorSyncContext ctx{io_.get_executor(),          sink_, destination_, std::chrono::hours(1),
-                          [this] { return wall_ms_; }, {}};
-    return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
-  }
-  void round(MirrorSync& sync) {
-    bool done = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await sync.run_round();
-          done = true;
-        },
-        asio::detached);
-    io_.restart();
-    io_.run();
-    ASSERT_TRUE(done);
-  }
-
-  asio::io_context io_;
-  test::FakeSink sink_{io_.get_executor()};
-  test::FakeSyncDestination destination_;
-  test::FakeSyncSource* source_ = nullptr;
-  int64_t wall_ms_ = 1000;
-};
+class MirrorSyncStatusTest : public test::SyncFixture {};
 
 TEST_F(MirrorSyncStatusTest, FailedSourceMetadataIsAFailureOfTheKindsThatNeedIt) {
   auto sync = make_sync();

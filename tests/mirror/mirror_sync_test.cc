@@ -5,42 +5,33 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_sink.h"
-#include "fake_sync.h"
+#include "sync_fixture.h"
 
 namespace mirra::mirror {
 namespace {
 
-class MirrorSyncTest : public ::testing::Test {
- protected:
-  std::shared_ptr<MirrorSync> make_sync() {
-    auto settings = parse_mirror_settings({{"bootstrap.servers", "source:9092"}});
-    EXPECT_TRUE(settings.ok());
-    auto source = std::make_unique<test::FakeSyncSource>();
-    source_ = source.get();
-    MirrorSyncContext ctx{io_.get_executor(),          sink_, destination_, std::chrono::hours(1),
-                          [this] { return wall_ms_; }, {}};
-    return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
-  }
-  void run(asio::awaitable<void> a) {
-    bool done = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await std::move(a);
-          done = true;
-        },
-        asio::detached);
-    io_.restart();
-    io_.run();
-    ASSERT_TRUE(done);
-  }
+class MirrorSyncTest : public test::SyncFixture {};
+return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
+}
+void run(asio::awaitable<void> a) {
+  bool done = false;
+  asio::co_spawn(
+      io_,
+      [&]() -> asio::awaitable<void> {
+        co_await std::move(a);
+        done = true;
+      },
+      asio::detached);
+  io_.restart();
+  io_.run();
+  ASSERT_TRUE(done);
+}
 
-  asio::io_context io_;
-  test::FakeSink sink_{io_.get_executor()};
-  test::FakeSyncDestination destination_;
-  test::FakeSyncSource* source_ = nullptr;
-  int64_t wall_ms_ = 1000;
+asio::io_context io_;
+test::FakeSink sink_{io_.get_executor()};
+test::FakeSyncDestination destination_;
+test::FakeSyncSource* source_ = nullptr;
+int64_t wall_ms_ = 1000;
 };
 
 TEST_F(MirrorSyncTest, EveryKindRunsEachRoundAndKeepsItsOwnStatus) {

@@ -5,25 +5,13 @@
 
 #include <algorithm>
 
-#include "fake_sink.h"
-#include "fake_sync.h"
-#include "mirror/mirror_sync.h"
+#include "sync_fixture.h"
 
 namespace mirra::mirror {
 namespace {
 
-class MirrorSyncTopicsTest : public ::testing::Test {
+class MirrorSyncTopicsTest : public test::SyncFixture {
  protected:
-  std::shared_ptr<MirrorSync> make_sync(MirrorConfigs configs = {}) {
-    configs.emplace("bootstrap.servers", "source:9092");
-    auto settings = parse_mirror_settings(configs);
-    EXPECT_TRUE(settings.ok()) << settings.status().to_string();
-    auto source = std::make_unique<test::FakeSyncSource>();
-    source_ = source.get();
-    MirrorSyncContext ctx{io_.get_executor(), sink_, destination_, std::chrono::hours(1), {}, {}};
-    return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
-  }
-
   // A topic on the source, kept in name order (ClusterMetadata::topic searches by name).
   void source_topic(const std::string& name, Uuid id, bool internal = false) {
     delete_source_topic(name);
@@ -43,28 +31,10 @@ class MirrorSyncTopicsTest : public ::testing::Test {
     destination_.local_topics.insert(name);
   }
 
-  void round(MirrorSync& sync) {
-    bool done = false;
-    asio::co_spawn(
-        io_,
-        [&]() -> asio::awaitable<void> {
-          co_await sync.run_round();
-          done = true;
-        },
-        asio::detached);
-    io_.restart();
-    io_.run();
-    ASSERT_TRUE(done);
-  }
-
   const SyncKindStatus& topics_status(const MirrorSync& sync) {
     return sync.status().of(SyncKind::kTopics);
   }
 
-  asio::io_context io_;
-  test::FakeSink sink_{io_.get_executor()};
-  test::FakeSyncDestination destination_;
-  test::FakeSyncSource* source_ = nullptr;
   const Uuid id_ = Uuid::random();
 };
 
