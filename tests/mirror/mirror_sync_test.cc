@@ -11,28 +11,6 @@ namespace mirra::mirror {
 namespace {
 
 class MirrorSyncTest : public test::SyncFixture {};
-return std::make_shared<MirrorSync>(ctx, "m", std::move(settings.value()), std::move(source));
-}
-void run(asio::awaitable<void> a) {
-  bool done = false;
-  asio::co_spawn(
-      io_,
-      [&]() -> asio::awaitable<void> {
-        co_await std::move(a);
-        done = true;
-      },
-      asio::detached);
-  io_.restart();
-  io_.run();
-  ASSERT_TRUE(done);
-}
-
-asio::io_context io_;
-test::FakeSink sink_{io_.get_executor()};
-test::FakeSyncDestination destination_;
-test::FakeSyncSource* source_ = nullptr;
-int64_t wall_ms_ = 1000;
-};
 
 TEST_F(MirrorSyncTest, EveryKindRunsEachRoundAndKeepsItsOwnStatus) {
   auto sync = make_sync();

@@ -16,24 +16,14 @@
 #include "protocol/records/batch_builder.h"
 #include "protocol/records/record_set.h"
 #include "server/fetch_session.h"
+#include "test_batches.h"
 
 namespace mirra::server {
 namespace {
 
 using protocol::Bytes;
 
-Bytes batch_of(const std::vector<std::string>& values, int64_t timestamp = 1000) {
-  records::BatchBuilder b(records::BatchOptions{});
-  for (const std::string& v : values) {
-    records::RecordInput r;
-    r.value = records::as_bytes(v);
-    r.timestamp = timestamp;
-    EXPECT_TRUE(b.append(r).ok());
-  }
-  auto out = b.finish();
-  EXPECT_TRUE(out.ok());
-  return out.value();
-}
+using test::batch_of;
 
 class BrokerTest : public ::testing::Test {
  protected:

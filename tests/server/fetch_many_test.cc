@@ -16,6 +16,7 @@
 #include "protocol/records/batch_builder.h"
 #include "protocol/records/record_set.h"
 #include "server/in_process_broker.h"
+#include "test_batches.h"
 
 namespace mirra::server {
 namespace {
@@ -24,16 +25,7 @@ using protocol::Bytes;
 
 constexpr int32_t kPartitions = 150;  // more than two waves of reads
 
-Bytes batch_of(const std::string& value) {
-  records::BatchBuilder b(records::BatchOptions{});
-  records::RecordInput r;
-  r.value = records::as_bytes(value);
-  r.timestamp = 1000;
-  EXPECT_TRUE(b.append(r).ok());
-  auto out = b.finish();
-  EXPECT_TRUE(out.ok());
-  return out.value();
-}
+using test::batch_of;
 
 class FetchManyTest : public ::testing::Test {
  protected:
@@ -51,7 +43,7 @@ class FetchManyTest : public ::testing::Test {
   // One record per batch, `count` batches, to one partition.
   void produce(int32_t partition, const std::string& value, int count = 1) {
     for (int i = 0; i < count; ++i) {
-      Bytes bytes = batch_of(value);
+      Bytes bytes = batch_of({value});
       protocol::ProduceRequest req;
       req.acks = 1;
       req.timeout_ms = 1000;
