@@ -60,8 +60,10 @@ for _ in $(seq 120); do
   echo "$table"
   echo
   # Caught up: every partition MIRRORING with lag 0 and all 40000 records on the destination
-  # (columns: MIRROR TOPIC PARTITION STATE SOURCE-HW DEST-LEO LAG ...).
-  if echo "$table" | awk 'NR > 1 { n++; leo += $6; if ($4 != "MIRRORING" || $7 != "0") bad = 1 }
+  # (columns: MIRROR TOPIC PARTITION STATE SOURCE-HW DEST-LEO LAG ...; the partition table ends
+  # at the first empty line, before the sync table).
+  if echo "$table" | awk 'NR > 1 && !done && NF == 0 { done = 1 }
+                          NR > 1 && !done { n++; leo += $6; if ($4 != "MIRRORING" || $7 != "0") bad = 1 }
                           END { exit (bad || n != 3 || leo != 40000) }'; then
     caught_up=1
     break

@@ -186,7 +186,7 @@ TEST_F(MirrorSyncTopicsTest, AMetadataErrorIsTheKindsError) {
   const SyncKindStatus& st = topics_status(*sync);
   EXPECT_EQ(st.failures, 2);
   EXPECT_EQ(st.last_error.code(), ErrorCode::NETWORK_EXCEPTION);
-  EXPECT_EQ(st.last_error.message(), "source down");
+  EXPECT_EQ(st.last_error.message(), "the source's Metadata failed: source down");
   // An unreachable source is no deleted topic.
   EXPECT_TRUE(destination_.failed_topics.empty());
   EXPECT_TRUE(destination_.added.empty());
