@@ -15,6 +15,8 @@ PACKAGES=(
   # librdkafka (the mock source cluster in tests/tools, the benchmarks' clients)
   libfmt-dev libasio-dev libcli11-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev librdkafka-dev
+  # security: TLS, SCRAM and secrets (src/security); the openssl tool makes the tests' certificates
+  libssl-dev openssl
   # tests: gtest; the interop and CLI suites (pytest, kcat, confluent-kafka, kafka-python with
   # its snappy/lz4/zstd codecs, kafkajs through node and npm)
   libgtest-dev
