@@ -344,6 +344,22 @@ TEST(Scram, MalformedClientFinalRefused) {
   }
 }
 
+// A right proof does not excuse a channel binding other than the gs2 header sent.
+TEST(Scram, WrongChannelBindingRefusedEvenWithARightProof) {
+  Users users;
+  users.add(ScramMechanism::sha256, "alice", "pw");
+  for (const std::string binding : {"eSws", "cD10bHMtdW5pcXVlLCw=", "biwsAA==", ""}) {
+    ScramServer server(ScramMechanism::sha256, users.lookup());
+    const std::string bare = "n=alice,r=abc";
+    auto first = server.step("n,," + bare);
+    ASSERT_TRUE(first.ok());
+    const std::string nonce = testing::attribute(first.value(), 'r');
+    auto done = server.step(client_final(ScramMechanism::sha256, "pw", bare, first.value(),
+                                         "c=" + binding + ",r=" + nonce));
+    EXPECT_FALSE(done.ok()) << binding;
+  }
+}
+
 TEST(ScramClient, RefusesBadServerFirst) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"r=other123,s=c2FsdA==,i=4096", "nonce does not extend"},
