@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -38,17 +37,6 @@ constexpr size_t kFileChunk = 64 * 1024;
 
 Status network(std::string message) {
   return Status(ErrorCode::NETWORK_EXCEPTION, std::move(message));
-}
-
-// TEMPORARY until principal.cc (branch seccore) provides rfc2253_name: OpenSSL's RFC 2253
-// printing, which agrees with Java's for the keyword attributes (CN, OU, O, ...) but prints
-// others by name (emailAddress=...) where Java prints "<OID>=#<hex DER>".
-std::string temporary_rfc2253_name(const X509_NAME* name) {
-  detail::BioPtr bio(BIO_new(BIO_s_mem()));
-  X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_RFC2253);
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(size));
 }
 
 // Why an OpenSSL call failed with SSL_ERROR_SSL: the queue's reasons, and for a certificate
@@ -222,7 +210,7 @@ std::optional<std::string> TlsStream::peer_subject() const {
   X509* cert = SSL_get0_peer_certificate(ssl_);
   // Only a certificate the handshake verified names a principal.
   if (cert == nullptr || SSL_get_verify_result(ssl_) != X509_V_OK) return std::nullopt;
-  return temporary_rfc2253_name(X509_get_subject_name(cert));
+  return rfc2253_name(X509_get_subject_name(cert));
 }
 
 std::string TlsStream::description() const {
