@@ -6,8 +6,10 @@
 // must hold is that neither waits for something only the other would cause:
 // - a write never needs to read: renegotiation is off (tls.cc), and TLS 1.3's post-handshake
 //   messages (session tickets, key updates) are read by SSL_read;
-// - SSL_read may need to write (a key update's answer); it then waits until the socket is
-//   writable, like the writer, and Asio completes every waiter of a kind on readiness.
+// - a read does not interfere with a half-written record: OpenSSL answers a peer's key update
+//   from the next SSL_write once nothing is pending, not from SSL_read. Should SSL_read still
+//   want to write (an alert), it waits for the socket like the writer: Asio completes every
+//   waiter of a kind when the socket is ready.
 // The process must ignore SIGPIPE (the broker does, server/run.cc): OpenSSL writes with send(2)
 // without MSG_NOSIGNAL.
 #include <unistd.h>
