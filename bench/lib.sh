@@ -1,9 +1,9 @@
-# Shell pieces shared by the benchmark scripts (bench/broker/run.sh, bench/mirror/run.sh):
-# sourced, never run. The machine's limits, brokers on loopback with temporary data, CPU (user
-# and system apart) read from /proc, and the round count. The reports they print are
-# bench/report_lib.py's. Expects `set -euo pipefail`, the checkout as the working directory, and
-# $bench_tmp (a temporary directory the caller removes) set before bench_limits or
-# bench_start_broker.
+# Shell pieces shared by the benchmark scripts (bench/broker/run.sh, bench/mirror/run.sh,
+# bench/security/run.sh): sourced, never run. The machine's limits, brokers on loopback with
+# temporary data, CPU (user and system apart) read from /proc, and the round count. The reports
+# they print are bench/report_lib.py's. Expects `set -euo pipefail`, the checkout as the working
+# directory, and $bench_tmp (a temporary directory the caller removes) set before bench_limits
+# or bench_start_broker.
 
 bench_pids=()  # every process started here, killed by bench_kill_all
 

@@ -51,7 +51,7 @@ def collect(rows):
     for mode in ("produce", "consume"):
         for r in by_round(rows, mode):
             for p in (1, 8):
-                owner = r["protocol"] if mode == "produce" else "plaintext"
+                owner = r.get("protocol") if mode == "produce" else "plaintext"
                 if r.get("topic") == f"bench-1k-p{p}-{owner}-{r['round']}":
                     figs[f"{mode}-{p}"][r["protocol"]][r["round"]] = figures(r, procs_of(mode))
     for r in by_round(rows, "mirror"):
@@ -92,13 +92,13 @@ def preamble(rows, limit, ncpu):
 
 
 def throughput_table(figs, limit, skipped):
-    print(f"{'MB/s of record values':28s} {'PLAINTEXT':>20s} {'SASL_SSL':>20s}"
+    print(f"{'MB/s of record values':28s} {'PLAINTEXT':>22s} {'SASL_SSL':>22s}"
           f" {'TLS/plain':>20s} {'spread':>7s} {'/loopback':>13s} {'TLS/aes':>8s}")
     for label, key, _ in CASES:
         fig = figs[key]
         mb = {p: [f["mb"] for f in fig[p].values()] for p, _ in PROTOCOLS}
         if not mb["plaintext"] and not mb["sasl_ssl"]:
-            print(f"{label:28s} {'skipped' if key == 'mirror' and skipped else 'not measured':>20s}")
+            print(f"{label:28s} {'skipped' if key == 'mirror' and skipped else 'not measured':>22s}")
             continue
         ratio = within_rounds(fig, lambda t, p: t["mb"] / p["mb"])
         cols = [med_range(mb[p]) if mb[p] else "failed" for p, _ in PROTOCOLS]
@@ -106,7 +106,7 @@ def throughput_table(figs, limit, skipped):
                         for p, _ in PROTOCOLS)
         aes = (f"{median(mb['sasl_ssl']) / limit['aes_gcm']:7.2f}x"
                if mb["sasl_ssl"] and "aes_gcm" in limit else f"{'-':>8s}")
-        print(f"{label:28s} {cols[0]:>20s} {cols[1]:>20s}"
+        print(f"{label:28s} {cols[0]:>22s} {cols[1]:>22s}"
               f" {med_range(ratio, '{:.2f}', 'x') if ratio else '-':>20s}"
               f" {(f'{spread_pct(ratio):6.0f}%') if ratio else '-':>7s} {loop:>13s} {aes}")
     print("  spread: of the TLS/plain ratio; /loopback: plaintext then SASL_SSL; TLS/aes: SASL_SSL "
@@ -132,7 +132,7 @@ def cpu_table(figs):
                   f" {median([f['cores'] for f in fs]):6.2f}")
         extra = within_rounds(fig, lambda t, p: t["total"] / p["total"])
         if extra:
-            print(f"{'  TLS/plain CPU per GB':38s} {med_range(extra, '{:.2f}', 'x'):>45s}")
+            print(f"{'  TLS/plain CPU per GB':38s} {'':35s} {med_range(extra, '{:.2f}', 'x'):>20s}")
     print("  client/src and broker/dst: the load generator and the broker for produce and consume,"
           " the source and destination brokers for the mirror")
 
