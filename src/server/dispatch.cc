@@ -68,6 +68,10 @@ std::vector<Handler> build_table() {
   table[protocol::CreateAclsRequest::kApiKey] = &handle_create_acls;
   table[protocol::DeleteAclsRequest::kApiKey] = &handle_delete_acls;
   table[protocol::DescribeAclsRequest::kApiKey] = &handle_describe_acls;
+  // SCRAM users (metadata log).
+  table[protocol::DescribeUserScramCredentialsRequest::kApiKey] =
+      &handle_describe_user_scram_credentials;
+  table[protocol::AlterUserScramCredentialsRequest::kApiKey] = &handle_alter_user_scram_credentials;
   return table;
 }
 
