@@ -9,6 +9,7 @@
 
 #include "cluster/metadata_store.h"
 #include "protocol/messages/alter_user_scram_credentials.h"
+#include "protocol/messages/api_versions.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "security/scram.h"
 
@@ -104,6 +105,19 @@ Outcome of(const AlterResponse& r, const std::string& user) {
 }
 
 int16_t code(ErrorCode e) { return error_number(e); }
+
+TEST_F(ScramUsersTest, ApiVersionsAdvertisesBothAtV0) {
+  auto resp = broker_->call<protocol::ApiVersionsResponse>(protocol::ApiVersionsRequest{}, 3);
+  ASSERT_TRUE(resp.ok()) << resp.status().to_string();
+  int found = 0;
+  for (const auto& k : resp->api_keys) {
+    if (k.api_key != 50 && k.api_key != 51) continue;
+    ++found;
+    EXPECT_EQ(k.min_version, 0);
+    EXPECT_EQ(k.max_version, 0);
+  }
+  EXPECT_EQ(found, 2);
+}
 
 TEST_F(ScramUsersTest, UpsertThenDescribe) {
   AlterRequest req;
