@@ -12,6 +12,7 @@
 #include "protocol/messages/api_versions.h"
 #include "protocol/messages/describe_user_scram_credentials.h"
 #include "security/scram.h"
+#include "server/scram_lookup.h"
 
 namespace mirra::server {
 namespace {
@@ -165,6 +166,9 @@ TEST_F(ScramUsersTest, UpsertThenDescribe) {
   EXPECT_EQ(got->stored_key, want.stored_key);
   EXPECT_EQ(got->server_key, want.server_key);
   EXPECT_EQ(got->iterations, 8192);
+  // And the security module sees the same through the lookup SASL will use.
+  EXPECT_EQ(scram_credential_of(image(), "alice", security::ScramMechanism::sha256), want);
+  EXPECT_EQ(scram_credential_of(image(), "bob", security::ScramMechanism::sha256), std::nullopt);
 }
 
 TEST_F(ScramUsersTest, DeleteOneMechanismThenTheUser) {
