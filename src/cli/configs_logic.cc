@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <openssl/evp.h>
+
 #include "base/parse.h"
 
 namespace mirra::cli {
@@ -49,7 +51,32 @@ Result<security::ScramMechanism> mechanism_of(std::string_view name, std::string
   return *m;
 }
 
-// The inside of `[...]`: iterations=N, password=P (the password may hold '=').
+// Standard base64 with padding, optionally in double quotes (kafka-storage.sh's form).
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+    text = text.substr(1, text.size() - 2);
+  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  const size_t padding = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
+  out.resize(static_cast<size_t>(n) - padding);
+  return out;
+}
+
+// salt=B64 / saltedpassword=B64. The value is never shown: a salted password is a secret.
+Status parse_base64_setting(std::string_view key, std::string_view value,
+                            std::optional<std::string>& target) {
+  auto bytes = base64_decode(value);
+  if (!bytes || bytes->empty()) return invalid(fmt::format("--add-config: {} is not base64", key));
+  target = std::move(*bytes);
+  return Status::OK();
+}
+
+// The inside of `[...]`: iterations=N and password=P (the password may hold '='), or instead of
+// the password saltedpassword=B64 with salt=B64 (salt alone keeps the password).
 Status parse_mechanism_settings(std::string_view body, client::ScramUpsertion& u) {
   bool has_password = false;
   size_t start = 0;
@@ -72,16 +99,23 @@ Status parse_mechanism_settings(std::string_view body, client::ScramUpsertion& u
     } else if (key == "password") {
       u.password = std::string(value);
       has_password = true;
+    } else if (key == "salt") {
+      if (Status s = parse_base64_setting(key, value, u.salt); !s.ok()) return s;
+    } else if (key == "saltedpassword") {
+      if (Status s = parse_base64_setting(key, value, u.salted_password); !s.ok()) return s;
     } else {
       return invalid(
           fmt::format("--add-config: unknown SCRAM setting '{}' (known: iterations, "
-                      "password)",
+                      "password, salt, saltedpassword)",
                       key));
     }
   }
-  if (!has_password)
-    return invalid(fmt::format("--add-config: {} needs password=...",
-                               security::scram_mechanism_name(u.mechanism)));
+  const std::string_view name = security::scram_mechanism_name(u.mechanism);
+  if (has_password == u.salted_password.has_value())
+    return invalid(
+        fmt::format("--add-config: {} needs either password=... or saltedpassword=...", name));
+  if (u.salted_password && !u.salt)
+    return invalid(fmt::format("--add-config: {}: saltedpassword needs salt", name));
   return Status::OK();
 }
 

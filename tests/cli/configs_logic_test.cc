@@ -86,6 +86,28 @@ TEST(ScramAddConfig, KafkasExample) {
   EXPECT_FALSE((*r)[1].salt.has_value());
 }
 
+TEST(ScramAddConfig, SaltAndSaltedPasswordInBase64) {
+  auto r = parse_scram_add_config(
+      "SCRAM-SHA-256=[salt=\"c2FsdA==\",saltedpassword=\"AAEC/w==\",iterations=8192],"
+      "SCRAM-SHA-512=[salt=YWI=,password=p]",
+      "alice");
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ((*r)[0].salt, "salt");
+  EXPECT_EQ((*r)[0].salted_password, std::string("\x00\x01\x02\xff", 4));
+  EXPECT_EQ((*r)[0].iterations, 8192);
+  EXPECT_EQ((*r)[1].salt, "ab");
+  EXPECT_FALSE((*r)[1].salted_password.has_value());
+  EXPECT_EQ((*r)[1].password, "p");
+  for (const char* bad : {"SCRAM-SHA-256=[saltedpassword=AAEC/w==]",  // no salt
+                          "SCRAM-SHA-256=[salt=c2FsdA==,saltedpassword=AAEC/w==,password=p]",
+                          "SCRAM-SHA-256=[salt=c2FsdA=,password=p]",  // not base64
+                          "SCRAM-SHA-256=[salt=c2Fs*A==,password=p]"}) {
+    auto b = parse_scram_add_config(bad, "alice");
+    EXPECT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.status().message().find("AAEC"), std::string::npos) << b.status().message();
+  }
+}
+
 TEST(ScramAddConfig, RefusalsNeverShowThePassword) {
   for (const char* bad : {"SCRAM-SHA-1=[password=hunter2]", "SCRAM-SHA-256=password=hunter2",
                           "SCRAM-SHA-256=[iterations=many,password=hunter2]",

@@ -1,6 +1,9 @@
 """SCRAM users through `mirra configs --entity-type users` (kafka-configs.sh's options): add,
 describe, delete, refusals as one-line errors; the users survive a restart (they are in the
 metadata log), and no file under the data directory holds a password."""
+import base64
+import hashlib
+
 from mirra_testlib import assert_one_line_error, run_mirra
 
 ALICE_256 = "SCRAM-SHA-256=iterations=8192"
@@ -30,7 +33,7 @@ def alter(b, user, *args):
 
 
 def files_holding(root, secret):
-    needle = secret.encode()
+    needle = secret if isinstance(secret, bytes) else secret.encode()
     return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
 
 
@@ -71,7 +74,14 @@ def test_users_are_added_described_deleted_and_durable(make_broker):
     assert "dave-secret" not in alter(b, "dave", "--add-config",
                                       "SCRAM-SHA-1=[password=dave-secret]").stderr
 
-    want = [line("alice", ALICE_256), line("bob", "SCRAM-SHA-512=iterations=5000")]
+    # kafka-storage.sh's form: salt and salted password in base64, the password never given.
+    salted = hashlib.pbkdf2_hmac("sha256", b"erin-secret", b"erin-salt", 4096)
+    ok(alter(b, "erin", "--add-config",
+             f'SCRAM-SHA-256=[salt="{base64.b64encode(b"erin-salt").decode()}",'
+             f'saltedpassword="{base64.b64encode(salted).decode()}",iterations=4096]'))
+
+    want = [line("alice", ALICE_256), line("bob", "SCRAM-SHA-512=iterations=5000"),
+            line("erin", "SCRAM-SHA-256=iterations=4096")]
     assert describe(b) == want
     b.restart()
     assert describe(b) == want, "the users did not survive the restart"
@@ -81,5 +91,7 @@ def test_users_are_added_described_deleted_and_durable(make_broker):
     assert b.data_dir.is_dir()
     for secret in ("alice-secret", "bob-secret", "bob-secret2", "carol-secret", "dave-secret"):
         assert files_holding(b.data_dir, secret) == [], secret
+    # Nor the salted password: the broker keeps only the keys derived from it.
+    assert files_holding(b.data_dir, salted) == []
     # ...while the user names are there (the check reads the files that matter).
     assert files_holding(b.data_dir, "alice"), "no file holds the users at all"
