@@ -10,6 +10,7 @@
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
 #include "server/mirror_group_hooks.h"
+#include "server/scram_lookup.h"
 #include "storage/file_cache.h"
 
 namespace mirra::server {
@@ -93,6 +94,11 @@ asio::awaitable<Status> Broker::start(bool listen) {
   fetch_sessions_ = std::make_unique<FetchSessionCache>(static_cast<size_t>(
       setting_or(static_settings_, "max.incremental.fetch.session.cache.slots", 1000)));
   state_.metadata = metadata_.get();
+  // SASL SCRAM reads the users from the image as it is at each exchange (core thread).
+  state_.scram_credential = [store = metadata_.get()](const std::string& user,
+                                                      security::ScramMechanism m) {
+    return scram_credential_of(store->image(), user, m);
+  };
   state_.partitions = partitions_.get();
   state_.topic_admin = topic_admin_.get();
   mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);

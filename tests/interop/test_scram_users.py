@@ -95,3 +95,33 @@ def test_users_are_added_described_deleted_and_durable(make_broker):
     assert files_holding(b.data_dir, salted) == []
     # ...while the user names are there (the check reads the files that matter).
     assert files_holding(b.data_dir, "alice"), "no file holds the users at all"
+
+
+def sasl_metadata(port, mechanism, user, password):
+    """Metadata over SASL_PLAINTEXT with a real client (librdkafka): the topic names, or the
+    client's error."""
+    import confluent_kafka
+    import confluent_kafka.admin
+    admin = confluent_kafka.admin.AdminClient({
+        "bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password})
+    try:
+        return sorted(admin.list_topics(timeout=10).topics)
+    except confluent_kafka.KafkaException as e:
+        return e
+
+
+def test_users_added_with_mirra_configs_authenticate_over_scram(make_broker):
+    b = make_broker(name="scram-login", overrides={
+        "listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+        "sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512"})
+    sasl_port = int(b.wait_for(r"listening on SASL_PLAINTEXT://[\d.]+:(\d+)",
+                               start=b.run_mark).group(1))
+    ok(alter(b, "alice", "--add-config", "SCRAM-SHA-512=[password=alice-secret]"))
+    assert sasl_metadata(sasl_port, "SCRAM-SHA-512", "alice", "alice-secret") == []
+    for mechanism, password in (("SCRAM-SHA-512", "wrong"), ("SCRAM-SHA-256", "alice-secret")):
+        r = sasl_metadata(sasl_port, mechanism, "alice", password)
+        assert isinstance(r, Exception), (mechanism, r)
+    ok(alter(b, "alice", "--delete-config", "SCRAM-SHA-512"))
+    assert isinstance(sasl_metadata(sasl_port, "SCRAM-SHA-512", "alice", "alice-secret"),
+                      Exception), "a deleted credential still authenticates"
