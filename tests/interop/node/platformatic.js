@@ -3,9 +3,19 @@
 // "consume" uses Consumer.fetch() and listOffsets(), which never join a consumer group.
 'use strict'
 const { Admin, Producer, Consumer } = require('@platformatic/kafka')
-const { run, str, describe, emitOffsets } = require('./common')
+const { run, str, describe, emitOffsets, usesTls, usesSasl, tlsOptions, errorChain } = require('./common')
 
-const base = req => ({ clientId: 'interop-platformatic', bootstrapBrokers: req.brokers, retries: 3, retryDelay: 100 })
+// The tls and sasl options of req.security (common.js).
+function securityOptions (sec) {
+  if (!sec) return {}
+  const o = { connectTimeout: 5000 }
+  if (usesTls(sec)) o.tls = tlsOptions(sec)
+  if (usesSasl(sec)) o.sasl = { mechanism: sec.mechanism, username: sec.username, password: sec.password }
+  return o
+}
+
+const base = req => ({ clientId: 'interop-platformatic', bootstrapBrokers: req.brokers, retries: req.retries ?? 3,
+  retryDelay: 100, ...securityOptions(req.security) })
 const buf = s => (s === null || s === undefined) ? null : Buffer.from(s, 'utf8')
 
 async function create (req, emit) {
@@ -126,4 +136,18 @@ async function consume (req, emit) {
   }
 }
 
-run({ create, delete: deleteTopic, partitions, produce, offset, consume })
+// Asks for metadata with an admin client: {ok: true}, or {failed: errorChain} (the
+// authentication and TLS tests look at the error kinds @platformatic/kafka reports).
+async function probe (req, emit) {
+  const admin = new Admin(base(req))
+  try {
+    await admin.metadata({ topics: [] })
+    emit({ ok: true })
+  } catch (e) {
+    emit({ failed: errorChain(e) })
+  } finally {
+    await admin.close().catch(() => {})
+  }
+}
+
+run({ create, delete: deleteTopic, partitions, produce, offset, consume, probe })
