@@ -38,7 +38,7 @@ def _kcat(bootstrap, security, timeout):
     xargs = [a for k, v in librdkafka_conf(security).items() for a in ("-X", f"{k}={v}")]
     try:
         r = subprocess.run([clients.KCAT, "-b", bootstrap, *xargs, "-L", "-J",
-                            "-m", str(int(timeout))], capture_output=True, text=True,
+                            "-m", str(int(min(timeout, 5)))], capture_output=True, text=True,
                            timeout=timeout + 10)
     except subprocess.TimeoutExpired as e:
         return Outcome(False, [f"kcat timed out: {e.stderr}"])
@@ -52,12 +52,16 @@ def _confluent(bootstrap, security, timeout):
     conf = {"bootstrap.servers": bootstrap, **librdkafka_conf(security),
             "error_cb": lambda e: errors.append(f"{e.name()}: {e.str()}")}
     admin = AdminClient(conf)
-    try:
-        admin.list_topics(timeout=timeout)
-        return Outcome(True, errors)
-    except confluent_kafka.KafkaException as e:
-        admin.poll(0.5)  # deliver the error callbacks queued so far
-        return Outcome(False, errors + [f"list_topics: {e}"])
+    # librdkafka retries a refused connection until the timeout: stop at its first error
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            admin.list_topics(timeout=min(1.0, max(0.1, deadline - time.monotonic())))
+            return Outcome(True, errors)
+        except confluent_kafka.KafkaException as e:
+            admin.poll(0.1)  # delivers the error callbacks queued so far
+            if errors or time.monotonic() >= deadline:
+                return Outcome(False, errors + [f"list_topics: {e}"])
 
 
 def _kafka_python(bootstrap, security, timeout):
