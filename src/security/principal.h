@@ -22,7 +22,13 @@ std::string rfc2253_name(const X509_NAME* name);
 
 // `ssl.principal.mapping.rules`: comma-separated rules tried in order, each either DEFAULT (the
 // name unchanged) or RULE:<regex>/<replacement>/[L|U]; a rule applies only when the regex
-// matches the WHOLE name; $1.. in the replacement are its groups.
+// matches the WHOLE name; $1.. in the replacement are its groups, "\x" is a literal x.
+//
+// Kafka's regexes are Java's; these are std::regex ECMAScript. Kafka's documented rules use
+// only what both share (groups, lazy quantifiers, classes, anchors). Not available here:
+// possessive quantifiers (a*+), atomic groups, lookbehind, named groups (and ${name} in the
+// replacement), inline flags such as (?i), \p{...} classes, \A and \Z. L and U fold ASCII
+// letters only (Java folds every letter). Names over 8 KiB are refused, not matched.
 class PrincipalMappingRules {
  public:
   // INVALID_CONFIG naming the bad rule.

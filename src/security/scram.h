@@ -58,7 +58,9 @@ std::string scram_random_salt();
 class ScramServer {
  public:
   using Lookup = std::function<std::optional<ScramCredential>(const std::string& user)>;
-  ScramServer(ScramMechanism m, Lookup lookup);
+  // `server_nonce` is for tests (RFC 7677's vector): the server's part of the nonce; empty
+  // (always, outside tests) draws 26 random base-36 characters (~134 bits, as Kafka's 130).
+  ScramServer(ScramMechanism m, Lookup lookup, std::string server_nonce = {});
 
   // Takes the client's next message and returns the server's answer: server-first after
   // client-first, server-final ("v=...") after client-final. Errors are
@@ -79,6 +81,8 @@ class ScramServer {
   State state_ = State::client_first;
   std::string user_;
   std::optional<ScramCredential> credential_;  // nullopt: unknown user, fails at the proof
+  std::string server_nonce_;                   // empty: draw a random one
+  std::string gs2_header_;                     // "n,," or "n,a=<authzid>,": what c= must encode
   std::string client_first_bare_;
   std::string server_first_;
   std::string nonce_;  // the combined nonce of server-first
@@ -87,12 +91,15 @@ class ScramServer {
 // The client side of one SCRAM exchange (a mirror authenticating to its source cluster).
 class ScramClient {
  public:
-  ScramClient(ScramMechanism m, std::string user, std::string password);
+  // `nonce` is for tests (RFC 7677's vector); empty (always, outside tests) draws 32 random
+  // alphanumeric characters at first().
+  ScramClient(ScramMechanism m, std::string user, std::string password, std::string nonce = {});
 
-  // client-first ("n,,n=<user>,r=<nonce>").
+  // client-first ("n,,n=<user>,r=<nonce>"), the user name escaped (',' =2C, '=' =3D).
   std::string first();
   // Takes server-first, returns client-final; errors if the server's nonce does not extend
-  // ours or its iteration count is below kScramMinIterations.
+  // ours or its iteration count is outside kScramMinIterations..kScramMaxIterations (the upper
+  // bound keeps a hostile server from making us spin in PBKDF2).
   Result<std::string> final(std::string_view server_first);
   // Checks server-final's signature (the server knows the password).
   Status verify(std::string_view server_final);

@@ -118,6 +118,9 @@ const std::map<std::string, Apply>& broker_keys() {
       {"connections.max.idle.ms", int_key(&ServerConfig::connections_max_idle_ms, 1, kI64Max)},
       {"max.connections", int_key(&ServerConfig::max_connections, 0, kI32Max)},
       {"log.open.files.max", int_key(&ServerConfig::log_open_files_max, 0, kI32Max)},
+      {"connections.max.reauth.ms", int_key(&ServerConfig::connections_max_reauth_ms, 0, kI64Max)},
+      {"sasl.server.max.receive.size",
+       int_key(&ServerConfig::sasl_server_max_receive_size, 1, kI32Max)},
       {"mirror.state.topic.num.partitions",
        mirror_key(&mirror::MirrorBrokerConfig::state_topic_partitions, 1, 1000)},
       {"mirror.num.fetchers", mirror_key(&mirror::MirrorBrokerConfig::num_fetchers, 1, 64)},
@@ -214,8 +217,6 @@ const std::set<std::string>& accepted_unused_keys() {
                                              "controller.quorum.voters",
                                              "controller.quorum.bootstrap.servers",
                                              "controller.listener.names",
-                                             "listener.security.protocol.map",
-                                             "inter.broker.listener.name",
                                              "num.recovery.threads.per.data.dir",
                                              "offsets.topic.replication.factor",
                                              "transaction.state.log.replication.factor",
@@ -227,6 +228,45 @@ const std::set<std::string>& accepted_unused_keys() {
                                              "socket.receive.buffer.bytes",
                                              "log.cleaner.enable"};
   return keys;
+}
+
+// Security keys read when the listeners start (server/listener_security.cc), where their values
+// are checked; listener.name.<listener>.<key> overrides any of them for one listener. Kafka has
+// ssl.* keys that only mean something to Java (ssl.keymanager.algorithm, ...): accepted too.
+bool is_security_key(const std::string& key) {
+  static const std::set<std::string> keys = {
+      "listener.security.protocol.map",       "inter.broker.listener.name",
+      "security.inter.broker.protocol",       "sasl.enabled.mechanisms",
+      "sasl.mechanism.inter.broker.protocol", "ssl.principal.mapping.rules"};
+  return keys.count(key) != 0 || key.starts_with("listener.name.") || key.starts_with("ssl.") ||
+         key.starts_with("sasl.");
+}
+
+Status apply_listener_protocols(const std::map<std::string, std::pair<std::string, Source>>& set,
+                                ServerConfig& c) {
+  auto map_it = set.find("listener.security.protocol.map");
+  auto map = parse_protocol_map(map_it == set.end() ? "" : map_it->second.first);
+  if (!map.ok()) return map.status();
+  if (Status s = resolve_protocols(c.listeners, map.value()); !s.ok()) return s;
+  for (const Listener& a : c.advertised_listeners) {
+    const bool known = std::any_of(c.listeners.begin(), c.listeners.end(),
+                                   [&](const Listener& l) { return l.name == a.name; });
+    if (!known) {
+      return Status(
+          ErrorCode::INVALID_CONFIG,
+          fmt::format("advertised.listeners names {}, which is not in listeners", a.name));
+    }
+  }
+  if (Status s = resolve_protocols(c.advertised_listeners, map.value()); !s.ok()) return s;
+  if (auto it = set.find("inter.broker.listener.name"); it != set.end()) {
+    const std::string name = trim(it->second.first);
+    const bool known = std::any_of(c.listeners.begin(), c.listeners.end(),
+                                   [&](const Listener& l) { return l.name == name; });
+    if (!known) {
+      return invalid(it->first, it->second.first, "not one of the names in listeners");
+    }
+  }
+  return Status::OK();
 }
 
 // log.retention.ms wins over .minutes, which wins over .hours (Kafka's precedence).
@@ -264,11 +304,6 @@ Status apply_log_dirs(const std::map<std::string, std::pair<std::string, Source>
 
 }  // namespace
 
-std::string Listener::to_string() const {
-  const bool v6 = host.find(':') != std::string::npos;
-  return fmt::format("{}://{}{}{}:{}", name, v6 ? "[" : "", host, v6 ? "]" : "", port);
-}
-
 std::string_view source_name(Source s) {
   switch (s) {
     case Source::kFile:
@@ -279,38 +314,6 @@ std::string_view source_name(Source s) {
       break;
   }
   return "default";
-}
-
-Result<std::vector<Listener>> parse_listeners(const std::string& key, const std::string& value) {
-  std::vector<Listener> out;
-  std::stringstream ss(value);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item = trim(item);
-    const size_t sep = item.find("://");
-    if (sep == std::string::npos) return invalid(key, value, "expected NAME://host:port");
-    Listener l;
-    l.name = item.substr(0, sep);
-    if (l.name != "PLAINTEXT") {
-      return invalid(key, value, "only PLAINTEXT listeners are supported so far");
-    }
-    std::string hostport = item.substr(sep + 3);
-    const size_t colon = hostport.rfind(':');
-    if (colon == std::string::npos) return invalid(key, value, "missing :port");
-    l.host = hostport.substr(0, colon);
-    if (l.host.size() >= 2 && l.host.front() == '[' && l.host.back() == ']') {
-      l.host = l.host.substr(1, l.host.size() - 2);
-    }
-    auto port = parse_int<uint16_t>(key, hostport.substr(colon + 1), 0, 65535);
-    if (!port.ok()) return invalid(key, value, "port must be a number from 0 to 65535");
-    l.port = port.value();
-    for (const Listener& o : out) {
-      if (o.name == l.name) return invalid(key, value, "listener names must be unique");
-    }
-    out.push_back(std::move(l));
-  }
-  if (out.empty()) return invalid(key, value, "no listener");
-  return out;
 }
 
 Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, Source>> set) {
@@ -325,7 +328,7 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
       c.topic_defaults[key] = trim(value);
     } else if (key == "log.retention.ms" || key == "log.retention.minutes" ||
                key == "log.retention.hours" || key == "log.dirs" || key == "log.dir" ||
-               accepted_unused_keys().count(key) != 0) {
+               accepted_unused_keys().count(key) != 0 || is_security_key(key)) {
       // retention and log dirs are applied below by precedence; the rest are accepted
     } else if (auto deprecated = cluster::deprecated_config_warning(key)) {
       loaded.warnings.push_back(*deprecated);
@@ -335,6 +338,7 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
   }
   if (Status s = apply_retention(set, c); !s.ok()) return s;
   if (Status s = apply_log_dirs(set, c); !s.ok()) return s;
+  if (Status s = apply_listener_protocols(set, c); !s.ok()) return s;
   loaded.set = std::move(set);
   return loaded;
 }

@@ -16,19 +16,10 @@
 #include "base/status.h"
 #include "groups/group_config.h"
 #include "mirror/mirror_config.h"
+#include "server/listeners.h"
 #include "txn/txn_config.h"
 
 namespace mirra::server {
-
-struct Listener {
-  std::string name;   // listener name, also the security protocol for now: PLAINTEXT
-  std::string host;   // empty: all interfaces
-  uint16_t port = 0;  // 0: an ephemeral port chosen at bind
-  std::string to_string() const;
-};
-
-// "PLAINTEXT://host:port[,...]"; `key` names the setting in error messages.
-Result<std::vector<Listener>> parse_listeners(const std::string& key, const std::string& value);
 
 enum class Source { kDefault, kFile, kOverride };
 std::string_view source_name(Source s);
@@ -37,6 +28,10 @@ struct ServerConfig {
   int32_t node_id = 1;
   std::vector<Listener> listeners{{"PLAINTEXT", "127.0.0.1", 9092}};
   std::vector<Listener> advertised_listeners;  // empty: same as listeners
+  // Security (docs/security.md). The ssl.*, sasl.* and listener.name.* settings are read when
+  // the listeners start (server/listener_security.h), from the static settings.
+  int64_t connections_max_reauth_ms = 0;          // 0: sessions never expire
+  int32_t sasl_server_max_receive_size = 524288;  // largest frame before authentication
   std::string log_dir = "./data";
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;

@@ -8,6 +8,8 @@
 #include "base/log.h"
 #include "base/log_limit.h"
 #include "server/dispatch.h"
+#include "server/listener_security.h"
+#include "server/sasl_session.h"
 #include "server/server.h"
 
 namespace mirra::server {
@@ -32,8 +34,10 @@ Status write_failed(const asio::error_code& ec) {
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
-                       std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server)
+                       std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server,
+                       const ListenerSecurity* security)
     : socket_(std::move(socket)),
+      security_(security),
       info_(std::move(info)),
       limits_(limits),
       memory_(std::move(memory)),
@@ -43,7 +47,18 @@ Connection::Connection(asio::ip::tcp::socket socket, ConnectionInfo info, Connec
       reader_wake_(socket_.get_executor()),
       writer_wake_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
-      last_active_(steady_clock::now()) {}
+      last_active_(steady_clock::now()) {
+  if (security_ != nullptr && security_->tls != nullptr) {
+    tls_ = std::make_unique<security::TlsStream>(security_->tls, socket_);
+  }
+  if (security_ != nullptr && uses_sasl(security_->listener.protocol)) {
+    sasl_ = std::make_unique<SaslSession>(*security_);
+    handler_security_.sasl = sasl_.get();
+    handler_security_.listener = security_;
+  }
+}
+
+Connection::~Connection() = default;
 
 void Connection::start() {
   // sendfile() on the raw descriptor must not block the core thread.
@@ -71,16 +86,35 @@ asio::awaitable<void> Connection::wait(asio::steady_timer& t) {
   co_await t.async_wait(ec_awaitable(ec));
 }
 
-asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
-  uint8_t prefix[protocol::kFrameSizeBytes];
+asio::awaitable<Status> Connection::read_exact(std::span<uint8_t> buf, bool at_frame_start) {
+  if (tls_ != nullptr) {
+    size_t got = 0;
+    while (got < buf.size()) {
+      auto n = co_await tls_->read_some(buf.subspan(got));
+      if (!n.ok()) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + n.status().message());
+      // The client closed its TLS session between requests: a quiet close.
+      if (n.value() == 0) {
+        co_return Status(ErrorCode::NETWORK_EXCEPTION,
+                         at_frame_start && got == 0 ? "" : "the client closed mid-frame");
+      }
+      got += n.value();
+    }
+    co_return Status::OK();
+  }
   asio::error_code ec;
-  co_await asio::async_read(socket_, asio::buffer(prefix), ec_awaitable(ec));
+  co_await asio::async_read(socket_, asio::buffer(buf.data(), buf.size()), ec_awaitable(ec));
   // The client hung up between requests (EOF or a reset): a quiet close.
-  if (ec == asio::error::eof || (ec && is_peer_gone(ec.value()))) {
+  if (at_frame_start && (ec == asio::error::eof || (ec && is_peer_gone(ec.value())))) {
     co_return Status(ErrorCode::NETWORK_EXCEPTION, "");
   }
   if (ec) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + ec.message());
-  auto size = protocol::read_frame_size(prefix, limits_.max_request_bytes);
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
+  uint8_t prefix[protocol::kFrameSizeBytes];
+  if (Status s = co_await read_exact(prefix, true); !s.ok()) co_return s;
+  auto size = protocol::read_frame_size(prefix, frame_limit());
   if (!size.ok()) co_return size.status();
   // Nothing is allocated or read for the body until the broker-wide bound allows it; a close
   // while waiting (reader_wake_ cancelled) ends reading quietly, close() already logged why.
@@ -90,16 +124,17 @@ asio::awaitable<Status> Connection::read_frame(FrameBuffer& frame) {
   frame.memory = std::move(*memory);
   frame.size = static_cast<size_t>(size.value());
   frame.data.reset(new uint8_t[frame.size]);  // uninitialised: the read fills it
-  co_await asio::async_read(socket_, asio::buffer(frame.data.get(), frame.size), ec_awaitable(ec));
-  if (ec) {
-    co_return Status(
-        ErrorCode::NETWORK_EXCEPTION,
-        fmt::format("truncated frame ({} bytes announced): {}", size.value(), ec.message()));
+  Status s = co_await read_exact(frame.span(), false);
+  if (!s.ok()) {
+    co_return Status(ErrorCode::NETWORK_EXCEPTION,
+                     fmt::format("truncated frame ({} bytes announced): {}", size.value(),
+                                 s.message().empty() ? "the client closed" : s.message()));
   }
   co_return Status::OK();
 }
 
 asio::awaitable<void> Connection::read_loop() {
+  if (tls_ != nullptr && !co_await accept_tls()) co_return;
   while (reading_ && !closed_) {
     while (queue_.full() && reading_ && !closed_) co_await wait(reader_wake_);
     if (!reading_ || closed_) break;
@@ -111,6 +146,10 @@ asio::awaitable<void> Connection::read_loop() {
       break;
     }
     last_active_ = steady_clock::now();
+    if (sasl_ != nullptr) {
+      if (!co_await serve_sasl_frame(frame)) break;
+      if (frame.data == nullptr) continue;  // served in the read loop
+    }
     dispatch(std::move(frame));
   }
 }
@@ -164,6 +203,11 @@ asio::awaitable<void> Connection::write_loop() {
 }
 
 asio::awaitable<Status> Connection::write_bytes(std::span<const uint8_t> bytes) {
+  if (tls_ != nullptr) {
+    Status s = co_await tls_->write_all(bytes);
+    if (!s.ok()) co_return Status(ErrorCode::NETWORK_EXCEPTION, "write: " + s.message());
+    co_return s;
+  }
   asio::error_code ec;
   co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), ec_awaitable(ec));
   if (ec) co_return write_failed(ec);
@@ -174,6 +218,12 @@ asio::awaitable<Status> Connection::write_bytes(std::span<const uint8_t> bytes) 
 // just produced or fetched is in the page cache, so it does not wait for the disk (Kafka's
 // network threads do the same); a cold read would stall this thread for its duration.
 asio::awaitable<Status> Connection::send_file(const storage::FileSlice& slice) {
+  if (tls_ != nullptr) {
+    Status s = co_await tls_->send_file(slice.fd(), static_cast<off_t>(slice.position),
+                                        static_cast<size_t>(slice.size));
+    if (!s.ok()) co_return Status(ErrorCode::NETWORK_EXCEPTION, "write: " + s.message());
+    co_return s;
+  }
   off_t offset = static_cast<off_t>(slice.position);
   size_t left = static_cast<size_t>(slice.size);
   while (left > 0 && !closed_) {

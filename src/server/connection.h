@@ -15,6 +15,13 @@
 //     progress for as long (a client that stopped reading) closes it too.
 // Anything wrong on the wire ends reading; responses to earlier requests are still written,
 // then the socket closes with one log line naming the client address.
+//
+// Security (connection_auth.cc): on an SSL or SASL_SSL listener the read loop first completes
+// the TLS handshake (waiting on the socket, never blocking other connections; the idle
+// watchdog closes a connection that stalls in it); every byte then goes through the
+// TlsStream. On a SASL listener, frames before authentication are handled one at a time in the
+// read loop (SaslSession decides what is allowed), so the SASL state changes in request order;
+// once authenticated, requests are dispatched as on any listener.
 #pragma once
 
 #include <chrono>
@@ -24,6 +31,7 @@
 #include <string>
 
 #include "base/asio.h"
+#include "security/tls.h"
 #include "server/request_context.h"
 #include "server/request_memory.h"
 #include "server/response_queue.h"
@@ -31,6 +39,8 @@
 namespace mirra::server {
 
 class Server;
+class SaslSession;
+struct ListenerSecurity;
 
 struct ConnectionLimits {
   int32_t max_request_bytes = 104857600;
@@ -41,8 +51,12 @@ struct ConnectionLimits {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  // `security`: the listener's TLS and SASL settings (null: plaintext, no SASL); it must
+  // outlive the connection.
   Connection(asio::ip::tcp::socket socket, ConnectionInfo info, ConnectionLimits limits,
-             std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server);
+             std::shared_ptr<RequestMemory> memory, BrokerState& broker, Server& server,
+             const ListenerSecurity* security = nullptr);
+  ~Connection();
 
   void start();
   // Graceful stop: read no further requests, write the answers to those already read, close.
@@ -67,13 +81,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
   };
   // Reads one frame into `frame`; a non-OK Status says why reading ends (empty message: EOF).
   asio::awaitable<Status> read_frame(FrameBuffer& frame);
+  // Fills `buf` from the socket or the TLS session; empty message: the client went away.
+  asio::awaitable<Status> read_exact(std::span<uint8_t> buf, bool at_frame_start);
   void dispatch(FrameBuffer frame);
+  // connection_auth.cc: the TLS handshake and the principal of a certificate; false: closed.
+  asio::awaitable<bool> accept_tls();
+  // connection_auth.cc: a frame on a SASL listener; false when reading must end.
+  asio::awaitable<bool> serve_sasl_frame(FrameBuffer& frame);
+  // connection_auth.cc: a request handled in the read loop, its answer queued in order.
+  asio::awaitable<bool> dispatch_inline(FrameBuffer& frame);
+  asio::awaitable<bool> raw_sasl_token(FrameBuffer& frame);
+  int32_t frame_limit() const;
   asio::awaitable<Status> write_response(const Response& r);
   asio::awaitable<Status> write_bytes(std::span<const uint8_t> bytes);
   asio::awaitable<Status> send_file(const storage::FileSlice& slice);
   void end_reading(std::string reason);
 
   asio::ip::tcp::socket socket_;
+  const ListenerSecurity* security_;
+  std::unique_ptr<security::TlsStream> tls_;  // SSL, SASL_SSL
+  std::unique_ptr<SaslSession> sasl_;         // SASL_PLAINTEXT, SASL_SSL
+  ConnectionSecurity handler_security_;       // what the SASL handlers see of sasl_
   ConnectionInfo info_;
   ConnectionLimits limits_;
   std::shared_ptr<RequestMemory> memory_;

@@ -68,6 +68,9 @@ std::vector<Handler> build_table() {
   table[protocol::CreateAclsRequest::kApiKey] = &handle_create_acls;
   table[protocol::DeleteAclsRequest::kApiKey] = &handle_delete_acls;
   table[protocol::DescribeAclsRequest::kApiKey] = &handle_describe_acls;
+  // Authentication (server/sasl_session.h).
+  table[protocol::SaslHandshakeRequest::kApiKey] = &handle_sasl_handshake;
+  table[protocol::SaslAuthenticateRequest::kApiKey] = &handle_sasl_authenticate;
   return table;
 }
 
@@ -132,10 +135,12 @@ Result<Handler> route_request(std::span<uint8_t> frame, RequestContext& ctx) {
 }
 
 asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
-                                                const ConnectionInfo& conn, BrokerState& broker) {
+                                                const ConnectionInfo& conn, BrokerState& broker,
+                                                ConnectionSecurity* security) {
   RequestContext ctx;
   ctx.connection = &conn;
   ctx.broker = &broker;
+  ctx.security = security;
   auto handler = route_request(frame, ctx);
   if (!handler.ok()) co_return handler.status();
   HandlerResult r = co_await handler.value()(ctx);

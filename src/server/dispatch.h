@@ -25,8 +25,10 @@ Handler find_handler(int16_t api_key);
 Result<Handler> route_request(std::span<uint8_t> frame, RequestContext& ctx);
 
 // route_request() + the handler. `frame` must stay alive until the returned awaitable finishes.
+// `security`: the connection's authentication state, for the SASL handlers (may be null).
 asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
-                                                const ConnectionInfo& conn, BrokerState& broker);
+                                                const ConnectionInfo& conn, BrokerState& broker,
+                                                ConnectionSecurity* security = nullptr);
 
 // dispatch_request() run to completion on a private io_context: for tests, fuzzing and tools,
 // never on the core thread. A handler's exception is rethrown.

@@ -108,7 +108,7 @@ class InProcessBroker {
   LoadedConfig loaded_;
   std::unique_ptr<Broker> broker_;
   int32_t next_correlation_id_ = 1;
-  const ConnectionInfo conn_{1, "in-process", "PLAINTEXT"};
+  const ConnectionInfo conn_{1, "in-process", "PLAINTEXT", "127.0.0.1"};
   std::vector<std::unique_ptr<protocol::Bytes>> kept_frames_;  // see call()
 };
 

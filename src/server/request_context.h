@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include "base/status.h"
 #include "protocol/api_table.h"
 #include "protocol/frame.h"
+#include "security/scram.h"
 #include "server/config.h"
 #include "server/response.h"
 
@@ -47,6 +49,20 @@ struct ConnectionInfo {
   uint64_t id = 0;
   std::string peer;      // "127.0.0.1:53422", for log lines
   std::string listener;  // listener name
+  std::string host;      // the client's IP address as text, for ACL host matching
+  // "User:ANONYMOUS" until TLS or SASL says who the client is (docs/security.md).
+  std::string principal = "User:ANONYMOUS";
+};
+
+class SaslSession;
+struct ListenerSecurity;
+
+// What a connection lends the handlers of its requests for authentication
+// (server/sasl_session.h); absent on listeners without SASL and in-process.
+struct ConnectionSecurity {
+  SaslSession* sasl = nullptr;
+  const ListenerSecurity* listener = nullptr;
+  bool close_after_response = false;  // set by a handler: close once this answer is written
 };
 
 // An advertised endpoint: what Metadata and DescribeCluster tell clients to connect to.
@@ -75,6 +91,10 @@ struct BrokerState {
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;
+  // A user's SCRAM credential for a mechanism, from the metadata image (null: none known).
+  std::function<std::optional<security::ScramCredential>(const std::string& user,
+                                                         security::ScramMechanism mechanism)>
+      scram_credential;
   // Upper bound on a Fetch's max_wait_ms: unbounded for clients; 0 in-process (fuzzing), where
   // nothing else would ever wake the fetch.
   std::chrono::milliseconds max_fetch_wait = std::chrono::milliseconds::max();
@@ -90,6 +110,7 @@ struct RequestContext {
   std::span<const uint8_t> body;  // into the frame buffer, alive until the handler returns
   const ConnectionInfo* connection = nullptr;
   BrokerState* broker = nullptr;
+  ConnectionSecurity* security = nullptr;
 
   // The writable bytes behind a records field decoded from this request's body.
   std::span<uint8_t> writable(const protocol::RecordsView& v) const {

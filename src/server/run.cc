@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "base/log.h"
+#include "security/secrets.h"
 #include "server/broker.h"
 #include "server/config.h"
 
@@ -31,7 +32,9 @@ void log_summary(const LoadedConfig& loaded, const std::optional<std::string>& p
   }
   MIRRA_LOG_INFO("data dir: {}", c.log_dir);
   for (const auto& [key, entry] : loaded.set) {
-    MIRRA_LOG_INFO("setting {}={} (from {})", key, entry.first, source_name(entry.second));
+    MIRRA_LOG_INFO("setting {}={} (from {})", key,
+                   security::is_secret_setting(key) ? security::kHiddenValue : entry.first,
+                   source_name(entry.second));
   }
   MIRRA_LOG_INFO(
       "every other setting has its default; one core thread serves all connections, "

@@ -50,33 +50,56 @@ AdvertisedEndpoint advertised_for(const ServerConfig& config, const Listener& l,
 
 Status Server::start() {
   for (const Listener& l : config_.listeners) {
-    asio::error_code ec;
-    const std::string host = l.host.empty() ? "0.0.0.0" : l.host;
-    const auto addr = asio::ip::make_address(host, ec);
-    if (ec) {
-      return Status(ErrorCode::INVALID_CONFIG,
-                    fmt::format("listener {}: '{}' is not an IP address", l.to_string(), host));
-    }
-    auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
-    const asio::ip::tcp::endpoint ep(addr, l.port);
-    acceptor->open(ep.protocol(), ec);
-    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor->bind(ep, ec);
-    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      return Status(ErrorCode::NETWORK_EXCEPTION,
-                    fmt::format("cannot listen on {}: {}", l.to_string(), ec.message()));
-    }
-    bound_.push_back(acceptor->local_endpoint());
-    broker_.endpoints.push_back(advertised_for(config_, l, bound_.back()));
-    MIRRA_LOG_INFO("listening on {}://{}", l.name, endpoint_string(bound_.back()));
-    asio::co_spawn(io_, accept_loop(*acceptor, l.name), asio::detached);
-    acceptors_.push_back(std::move(acceptor));
+    if (Status s = start_listener(l); !s.ok()) return s;
   }
   return Status::OK();
 }
 
-asio::awaitable<void> Server::accept_loop(asio::ip::tcp::acceptor& acceptor, std::string listener) {
+Status Server::start_listener(const Listener& l) {
+  static const std::map<std::string, std::string> kNoSettings;
+  auto security = make_listener_security(
+      l, config_, broker_.static_settings != nullptr ? *broker_.static_settings : kNoSettings);
+  if (!security.ok()) return security.status();
+  // SCRAM credentials live in the metadata image, which changes while the broker runs.
+  security.value()->users.scram = [this](const std::string& user, security::ScramMechanism m) {
+    return broker_.scram_credential ? broker_.scram_credential(user, m) : std::nullopt;
+  };
+  asio::error_code ec;
+  const std::string host = l.host.empty() ? "0.0.0.0" : l.host;
+  const auto addr = asio::ip::make_address(host, ec);
+  if (ec) {
+    return Status(ErrorCode::INVALID_CONFIG,
+                  fmt::format("listener {}: '{}' is not an IP address", l.to_string(), host));
+  }
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  const asio::ip::tcp::endpoint ep(addr, l.port);
+  acceptor->open(ep.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(ep, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status(ErrorCode::NETWORK_EXCEPTION,
+                  fmt::format("cannot listen on {}: {}", l.to_string(), ec.message()));
+  }
+  bound_.push_back(acceptor->local_endpoint());
+  broker_.endpoints.push_back(advertised_for(config_, l, bound_.back()));
+  // Scripts and tests read the port from this line: its form stays "listening on NAME://ep".
+  MIRRA_LOG_INFO("listening on {}://{}", l.name, endpoint_string(bound_.back()));
+  if (l.protocol != SecurityProtocol::plaintext) {
+    MIRRA_LOG_INFO("listener {} is {}{}", l.name, protocol_name(l.protocol),
+                   uses_sasl(l.protocol) ? fmt::format(" with SASL mechanisms {}",
+                                                       security.value()->mechanisms_text())
+                                         : std::string());
+  }
+  asio::co_spawn(io_, accept_loop(*acceptor, *security.value()), asio::detached);
+  acceptors_.push_back(std::move(acceptor));
+  listener_security_.push_back(std::move(security.value()));
+  return Status::OK();
+}
+
+asio::awaitable<void> Server::accept_loop(asio::ip::tcp::acceptor& acceptor,
+                                          const ListenerSecurity& security) {
+  const std::string& listener = security.listener.name;
   while (!stopping_) {
     asio::error_code ec;
     asio::ip::tcp::socket socket =
@@ -90,15 +113,17 @@ asio::awaitable<void> Server::accept_loop(asio::ip::tcp::acceptor& acceptor, std
       co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    accepted(std::move(socket), listener);
+    accepted(std::move(socket), security);
   }
 }
 
-void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener) {
+void Server::accepted(asio::ip::tcp::socket socket, const ListenerSecurity& security) {
+  const std::string& listener = security.listener.name;
   asio::error_code ec;
   const auto peer_ep = socket.remote_endpoint(ec);
   if (ec) return;  // the client already went away
-  ConnectionInfo info{next_id_++, endpoint_string(peer_ep), listener};
+  ConnectionInfo info{next_id_++, endpoint_string(peer_ep), listener,
+                      peer_ep.address().to_string()};
   if (connections_.size() >= static_cast<size_t>(config_.max_connections)) {
     static log::Limiter limiter("refusing a connection over max.connections");
     MIRRA_LOG_WARN_LIMITED(limiter, "max.connections ({}) reached: refusing connection from {}",
@@ -112,7 +137,7 @@ void Server::accepted(asio::ip::tcp::socket socket, const std::string& listener)
   limits.idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
   MIRRA_LOG_DEBUG("connection {} from {} on {}", info.id, info.peer, listener);
   auto conn = std::make_shared<Connection>(std::move(socket), info, limits, request_memory_,
-                                           broker_, *this);
+                                           broker_, *this, &security);
   connections_.emplace(info.id, conn);
   conn->start();
 }

@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "server/config.h"
 #include "server/connection.h"
+#include "server/listener_security.h"
 #include "server/request_memory.h"
 
 namespace mirra::server {
@@ -48,14 +49,17 @@ class Server {
   void on_closed(uint64_t id);
 
  private:
-  asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor, std::string listener);
-  void accepted(asio::ip::tcp::socket socket, const std::string& listener);
+  asio::awaitable<void> accept_loop(asio::ip::tcp::acceptor& acceptor,
+                                    const ListenerSecurity& security);
+  void accepted(asio::ip::tcp::socket socket, const ListenerSecurity& security);
+  Status start_listener(const Listener& l);
 
   asio::io_context& io_;
   const ServerConfig& config_;
   BrokerState& broker_;
   std::shared_ptr<RequestMemory> request_memory_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::unique_ptr<ListenerSecurity>> listener_security_;  // one per listener
   std::vector<asio::ip::tcp::endpoint> bound_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
   uint64_t next_id_ = 1;

@@ -127,7 +127,7 @@ asio::awaitable<void> FrontedCluster::accept_loop(int32_t node) {
 
 asio::awaitable<void> FrontedCluster::serve(int32_t node, std::shared_ptr<tcp::socket> socket) {
   const server::ConnectionInfo info{next_connection_id_++, "fronted node " + std::to_string(node),
-                                    "PLAINTEXT"};
+                                    "PLAINTEXT", "127.0.0.1"};
   for (;;) {
     uint8_t prefix[protocol::kFrameSizeBytes];
     asio::error_code ec;

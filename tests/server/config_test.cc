@@ -122,9 +122,56 @@ TEST(Config, Listeners) {
   expect_error({"listeners=localhost:9092"}, "listeners");
   expect_error({"listeners=PLAINTEXT://h:99999"}, "99999");
   expect_error({"listeners=PLAINTEXT://h"}, "port");
-  expect_error({"listeners=SSL://h:1"}, "PLAINTEXT");
   expect_error({"listeners=PLAINTEXT://a:1,PLAINTEXT://b:2"}, "unique");
+  expect_error({"listeners=PLAINTEXT://a:1,plaintext://b:2"}, "unique");
   expect_error({"advertised.listeners=nope"}, "advertised.listeners");
+  expect_error({"listeners=BAD-NAME://h:1"}, "letters, digits and underscores");
+}
+
+TEST(Config, ListenerProtocols) {
+  auto r = load({"listeners=PLAINTEXT://h:1,SSL://h:2,sasl_plaintext://h:3,SASL_SSL://h:4"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const auto& l = r->config.listeners;
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0].protocol, SecurityProtocol::plaintext);
+  EXPECT_EQ(l[1].protocol, SecurityProtocol::ssl);
+  EXPECT_EQ(l[2].name, "SASL_PLAINTEXT");  // names are upper case, as Kafka normalises them
+  EXPECT_EQ(l[2].protocol, SecurityProtocol::sasl_plaintext);
+  EXPECT_EQ(l[3].protocol, SecurityProtocol::sasl_ssl);
+  EXPECT_TRUE(r->warnings.empty());
+
+  auto named = load({"listeners=CLIENT://h:1,INTERNAL://h:2",
+                     "listener.security.protocol.map=CLIENT:SASL_SSL,INTERNAL:PLAINTEXT",
+                     "inter.broker.listener.name=INTERNAL",
+                     "advertised.listeners=CLIENT://example.com:9093"});
+  ASSERT_TRUE(named.ok()) << named.status().to_string();
+  EXPECT_EQ(named->config.listeners[0].protocol, SecurityProtocol::sasl_ssl);
+  EXPECT_EQ(named->config.listeners[1].protocol, SecurityProtocol::plaintext);
+  EXPECT_EQ(named->config.advertised_listeners[0].protocol, SecurityProtocol::sasl_ssl);
+
+  // A name the map does not know, a protocol that does not exist, names that do not match.
+  expect_error({"listeners=CLIENT://h:1"}, "listener.security.protocol.map");
+  expect_error({"listeners=CLIENT://h:1", "listener.security.protocol.map=CLIENT:TLS"},
+               "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL");
+  expect_error({"listeners=CLIENT://h:1", "listener.security.protocol.map=CLIENT:SSL,CLIENT:SSL"},
+               "twice");
+  expect_error({"listeners=PLAINTEXT://h:1", "advertised.listeners=SSL://h:2"},
+               "not in listeners");
+  expect_error({"listeners=PLAINTEXT://h:1", "inter.broker.listener.name=SSL"},
+               "inter.broker.listener.name");
+}
+
+TEST(Config, SecurityKeysAreAccepted) {
+  auto r = load({"listeners=SASL_SSL://h:1", "sasl.enabled.mechanisms=PLAIN",
+                 "listener.name.sasl_ssl.plain.sasl.jaas.config=x", "ssl.keystore.type=PEM",
+                 "ssl.keymanager.algorithm=SunX509", "connections.max.reauth.ms=60000",
+                 "sasl.server.max.receive.size=1000"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_TRUE(r->warnings.empty());
+  EXPECT_EQ(r->config.connections_max_reauth_ms, 60000);
+  EXPECT_EQ(r->config.sasl_server_max_receive_size, 1000);
+  expect_error({"connections.max.reauth.ms=-1"}, "connections.max.reauth.ms");
+  expect_error({"sasl.server.max.receive.size=0"}, "sasl.server.max.receive.size");
 }
 
 TEST(Config, BadOverrideSyntax) {

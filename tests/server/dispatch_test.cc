@@ -21,7 +21,7 @@ HandlerResult run(Bytes frame_with_prefix) {
   ServerConfig config;
   BrokerState broker;
   broker.config = &config;
-  ConnectionInfo conn{1, "test", "PLAINTEXT"};
+  ConnectionInfo conn{1, "test", "PLAINTEXT", "127.0.0.1"};
   return dispatch_request_now(frame, conn, broker);
 }
 

@@ -14,6 +14,7 @@
 #include "metadata/records.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_config.h"
+#include "security/secrets.h"
 
 namespace mirra::server {
 namespace {
@@ -103,8 +104,6 @@ bool is_known_broker_key(const RequestContext& ctx, const std::string& key) {
   }
   return ctx.broker->static_settings != nullptr && ctx.broker->static_settings->count(key) != 0;
 }
-
-bool is_sensitive(std::string_view key) { return key.find("password") != std::string_view::npos; }
 
 ConfigEntry single_source_entry(const std::string& name, std::optional<std::string> value,
                                 ConfigSource source) {
@@ -355,7 +354,7 @@ std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, Conf
       break;
   }
   for (ConfigEntry& e : out) {
-    if (!e.sensitive && !is_sensitive(e.name)) continue;
+    if (!e.sensitive && !security::is_secret_setting(e.name)) continue;
     e.sensitive = true;
     e.value.reset();
     for (auto& s : e.synonyms) s.value.clear();

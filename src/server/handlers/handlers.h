@@ -65,6 +65,9 @@ protocol::Bytes api_versions_unsupported_response(int32_t correlation_id);
 
 // ACLs (no authorizer yet: every answer is SECURITY_DISABLED).
 asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx);
+// Authentication (server/sasl_session.h).
+asio::awaitable<HandlerResult> handle_sasl_handshake(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx);
 
