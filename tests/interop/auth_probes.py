@@ -6,7 +6,7 @@ client reports an authentication error (and not, say, a timeout) in its own term
   kcat             its stderr lines ("SASL authentication error: ...", "SSL handshake failed")
   confluent-kafka  every error_cb error as "<name>: <str>" ("_AUTHENTICATION: SASL ...")
   kafka-python     every error a BrokerConnection closed with, prefixed by the state it was in
-                   ("AUTHENTICATING: KafkaConnectionError: ..."): under its SaslHandshake v0
+                   ("<authenticating>: KafkaConnectionError: ..."): under its SaslHandshake v0
                    framing a refusal can only be a closed socket, so *when* it closed is what
                    tells an authentication failure; and any exception connect() raised (TLS)
   kafkajs          the error chain of admin.connect() + metadata (name/code/message:
@@ -71,8 +71,7 @@ def _kafka_python(bootstrap, security, timeout):
     class Recording(BrokerConnection):
         def close(self, error=None):
             if error is not None:
-                closed.append(f"{self.state.__class__.__name__}.{self.state}: "
-                              f"{type(error).__name__}: {error}")
+                closed.append(f"{self.state}: {type(error).__name__}: {error}")
             super().close(error)
 
     closed = []
