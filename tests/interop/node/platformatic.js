@@ -3,7 +3,7 @@
 // "consume" uses Consumer.fetch() and listOffsets(), which never join a consumer group.
 'use strict'
 const { Admin, Producer, Consumer } = require('@platformatic/kafka')
-const { run, str, describe, emitOffsets, usesTls, usesSasl, tlsOptions, errorChain } = require('./common')
+const { run, str, describe, emitOffsets, sleep, usesTls, usesSasl, tlsOptions, errorChain } = require('./common')
 
 // The tls and sasl options of req.security (common.js).
 function securityOptions (sec) {
@@ -150,4 +150,37 @@ async function probe (req, emit) {
   }
 }
 
-run({ create, delete: deleteTopic, partitions, produce, offset, consume, probe })
+// One producer sending one record to partition 0 of req.topic every req.intervalMs for
+// req.durationMs (connections.max.reauth.ms tests): one line per record, {value, offset} or
+// {value, error}, then {counts: {connecting, handshakes}} from the client's diagnostics
+// channels (connections opened, SaslHandshake requests sent): more handshakes than
+// connections means it re-authenticated in-band (it does so at 80% of the session lifetime).
+async function stream (req, emit) {
+  const dc = require('node:diagnostics_channel')
+  const counts = { connecting: 0, handshakes: 0 }
+  const connects = { start: ctx => { if (ctx.operation === 'connect') counts.connecting++ } }
+  const apis = { start: ctx => { if (ctx.apiKey === 17) counts.handshakes++ } }
+  dc.tracingChannel('plt:kafka:connections:connects').subscribe(connects)
+  dc.tracingChannel('plt:kafka:connections:api').subscribe(apis)
+  const producer = new Producer({ ...base(req), idempotent: false, acks: -1, autocreateTopics: false })
+  try {
+    const end = Date.now() + req.durationMs
+    for (let i = 0; Date.now() < end; i++) {
+      const value = `${req.tag}-${i}`
+      try {
+        const res = await producer.send({ messages: [{ topic: req.topic, partition: 0, value: Buffer.from(value) }] })
+        emit({ value, offset: Number(res.offsets[0].offset) })
+      } catch (e) {
+        emit({ value, error: describe(e) })
+      }
+      await sleep(req.intervalMs)
+    }
+  } finally {
+    await producer.close()
+    dc.tracingChannel('plt:kafka:connections:connects').unsubscribe(connects)
+    dc.tracingChannel('plt:kafka:connections:api').unsubscribe(apis)
+  }
+  emit({ counts })
+}
+
+run({ create, delete: deleteTopic, partitions, produce, offset, consume, probe, stream })
