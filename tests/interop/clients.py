@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from mirra_testlib import ROOT
+from secconf import kafka_python_conf, librdkafka_conf
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,39 +70,40 @@ class ConfluentKafka(Client):
     name = "confluent-kafka"
     codecs = read_codecs = ("none", "gzip", "snappy", "lz4", "zstd")
 
-    def __init__(self, bootstrap):
+    def __init__(self, bootstrap, security=None):
         import confluent_kafka
         self.ck = confluent_kafka
         self.bootstrap = bootstrap
+        self.base = {"bootstrap.servers": bootstrap, **librdkafka_conf(security)}
 
     def create_topic(self, topic, partitions, configs=None):
         from confluent_kafka.admin import AdminClient, NewTopic
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin = AdminClient(dict(self.base))
         fs = admin.create_topics([NewTopic(topic, partitions, 1, config=dict(configs or {}))],
                                  operation_timeout=10, request_timeout=15)
         fs[topic].result(timeout=STEP_TIMEOUT)  # raises KafkaException on an error
 
     def delete_topic(self, topic):
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin = AdminClient(dict(self.base))
         admin.delete_topics([topic], operation_timeout=10, request_timeout=15)[topic].result(
             timeout=STEP_TIMEOUT)
 
     def topic_exists(self, topic):
         """Asks without auto-creating it (librdkafka's admin metadata never creates)."""
         from confluent_kafka.admin import AdminClient
-        md = AdminClient({"bootstrap.servers": self.bootstrap}).list_topics(timeout=10)
+        md = AdminClient(dict(self.base)).list_topics(timeout=10)
         return topic in md.topics
 
     def partitions(self, topic):
         from confluent_kafka.admin import AdminClient
-        md = AdminClient({"bootstrap.servers": self.bootstrap}).list_topics(topic, timeout=10)
+        md = AdminClient(dict(self.base)).list_topics(topic, timeout=10)
         t = md.topics[topic]
         assert t.error is None, f"metadata error for {topic}: {t.error}"
         return len(t.partitions)
 
     def producer(self, codec="none", big=False, **extra):
-        conf = {"bootstrap.servers": self.bootstrap, "compression.type": codec,
+        conf = {**self.base, "compression.type": codec,
                 "linger.ms": 20, "acks": "all", "enable.idempotence": False,
                 "message.timeout.ms": 20000}
         if big:
@@ -134,7 +136,7 @@ class ConfluentKafka(Client):
     def _consumer(self, big=False, log=None):
         # confluent-kafka 1.7 insists on a group.id; with assign() and no commits the group is
         # never joined (librdkafka still looks for a coordinator: see the broker log)
-        conf = {"bootstrap.servers": self.bootstrap, "group.id": "interop-unused",
+        conf = {**self.base, "group.id": "interop-unused",
                 "enable.auto.commit": False, "fetch.wait.max.ms": 100,
                 "enable.partition.eof": False}
         if big:
@@ -223,7 +225,7 @@ class ConfluentKafka(Client):
     def committed(self, group, topic, partitions):
         """{partition: committed offset} of `group` (OffsetFetch; -1001 = none), read by a
         consumer of that group that never joins it."""
-        c = self.ck.Consumer({"bootstrap.servers": self.bootstrap, "group.id": group,
+        c = self.ck.Consumer({**self.base, "group.id": group,
                               "enable.auto.commit": False})
         try:
             tps = c.committed([self.ck.TopicPartition(topic, p) for p in range(partitions)],
@@ -238,7 +240,7 @@ class ConfluentKafka(Client):
         """DescribeGroups (librdkafka's list_groups asks ListGroups, then DescribeGroups):
         {"state", "protocol_type", "protocol", "members": [{"id", "client_id", "host"}]}."""
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin = AdminClient(dict(self.base))
         found = admin.list_groups(group, timeout=STEP_TIMEOUT)
         assert len(found) == 1, f"list_groups({group}): {found}"
         g = found[0]
@@ -254,14 +256,16 @@ class KafkaPython(Client):
     null_key_and_value = False  # KafkaProducer.send: "Need at least one: key or value"
     codecs = read_codecs = ("none", "gzip", "snappy", "lz4", "zstd")
 
-    def __init__(self, bootstrap):
+    def __init__(self, bootstrap, security=None):
         import kafka
         self.kafka = kafka
         self.bootstrap = bootstrap
+        self.sec = kafka_python_conf(security)
 
     def create_topic(self, topic, partitions, configs=None):
         from kafka.admin import KafkaAdminClient, NewTopic
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000)
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000,
+                                 **self.sec)
         try:
             resp = admin.create_topics([NewTopic(topic, partitions, 1,
                                                  topic_configs=dict(configs or {}))])
@@ -272,7 +276,8 @@ class KafkaPython(Client):
 
     def delete_topic(self, topic):
         from kafka.admin import KafkaAdminClient
-        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000)
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, request_timeout_ms=15000,
+                                 **self.sec)
         try:
             resp = admin.delete_topics([topic])
             errors = [t for t in resp.topic_error_codes if t[1] != 0]
@@ -281,7 +286,7 @@ class KafkaPython(Client):
             admin.close()
 
     def partitions(self, topic):
-        c = self.kafka.KafkaConsumer(bootstrap_servers=self.bootstrap)
+        c = self.kafka.KafkaConsumer(bootstrap_servers=self.bootstrap, **self.sec)
         try:
             parts = c.partitions_for_topic(topic)
             return len(parts or ())
@@ -290,7 +295,7 @@ class KafkaPython(Client):
 
     def produce(self, topic, records, codec="none", big=False):
         kw = {"bootstrap_servers": self.bootstrap, "linger_ms": 20, "acks": "all",
-              "request_timeout_ms": 20000}
+              "request_timeout_ms": 20000, **self.sec}
         if codec != "none":
             kw["compression_type"] = codec
         if big:
@@ -317,7 +322,7 @@ class KafkaPython(Client):
     def _consumer(self, big=False):
         kw = {"bootstrap_servers": self.bootstrap, "group_id": None,
               "enable_auto_commit": False, "fetch_max_wait_ms": 100,
-              "auto_offset_reset": "earliest"}
+              "auto_offset_reset": "earliest", **self.sec}
         if big:
             kw["fetch_max_bytes"] = BIG_LIMIT
             kw["max_partition_fetch_bytes"] = BIG_LIMIT
@@ -380,7 +385,7 @@ class KafkaPython(Client):
         kw = {"bootstrap_servers": self.bootstrap, "group_id": group,
               "enable_auto_commit": False, "auto_offset_reset": "earliest",
               "fetch_max_wait_ms": 100, "session_timeout_ms": 6000,
-              "heartbeat_interval_ms": 500, "max_poll_interval_ms": 20000}
+              "heartbeat_interval_ms": 500, "max_poll_interval_ms": 20000, **self.sec}
         kw.update(conf)
         c = self.kafka.KafkaConsumer(**kw)
         try:
@@ -471,12 +476,14 @@ class Kcat(Client):
     empty = False  # -Z sends empty keys and values as null
     DELIM = "\x1f"  # key delimiter (unit separator): never part of test data
 
-    def __init__(self, bootstrap):
+    def __init__(self, bootstrap, security=None):
         self.bootstrap = bootstrap
+        # librdkafka's security settings as -X options, before every other argument
+        self.xargs = [a for k, v in librdkafka_conf(security).items() for a in ("-X", f"{k}={v}")]
 
     def _run(self, args, stdin=None, timeout=STEP_TIMEOUT):
         try:
-            return subprocess.run([KCAT, "-b", self.bootstrap, *args], input=stdin,
+            return subprocess.run([KCAT, "-b", self.bootstrap, *self.xargs, *args], input=stdin,
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as e:
             raise ClientError(f"kcat {args} timed out after {timeout}s: {e.stderr}") from None
@@ -573,7 +580,7 @@ class Kcat(Client):
 
     def consume_latest(self, topic, partition, count, on_ready, timeout=STEP_TIMEOUT):
         args = self._consume_args(topic, partition, "end", count, False) + ["-d", "fetch"]
-        p = _Proc([KCAT, "-b", self.bootstrap, *args])
+        p = _Proc([KCAT, "-b", self.bootstrap, *self.xargs, *args])
         try:
             # librdkafka logs its first Fetch once "end" has been resolved by ListOffsets
             assert p.stderr_match(r"Fetch topic \S+ \[%d\] at offset \d+" % partition, 15), \
@@ -708,10 +715,13 @@ class NodeClient(Client):
     runs one-shot: `echo '{"op": ..., "brokers": [...]}' | node <script>`."""
     script = None
 
-    def __init__(self, bootstrap):
+    def __init__(self, bootstrap, security=None):
         self.bootstrap = bootstrap
+        self.security = security
 
     def _start(self, req):
+        if self.security is not None:
+            req = dict(req, security=self.security.node())
         return NodeServer.get(self.script).start(dict(req, brokers=[self.bootstrap]))
 
     def _call(self, req, timeout=STEP_TIMEOUT):

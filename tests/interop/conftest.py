@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
 from mirra_testlib import (Broker, in_use, make_broker, pytest_runtest_makereport,  # noqa: E402,F401
                            pytest_runtest_setup, stop_cleanly)
+from certs import certs  # noqa: E402,F401 - session fixture: test CA, server, client certs
 
 
 @pytest.fixture(scope="session")

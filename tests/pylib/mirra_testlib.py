@@ -35,6 +35,26 @@ EVENT_TIMEOUT = 15.0  # seconds for any single expected event of a broker proces
 WIRE_TIMEOUT = 10.0   # seconds for any single socket operation of the raw wire helpers
 
 LISTENING = r"listening on PLAINTEXT://127\.0\.0\.1:(\d+)"
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+def listening(name):
+    """The broker's log line for its listener `name`, with the bound port as group 1."""
+    return r"listening on " + re.escape(name) + r"://127\.0\.0\.1:(\d+)"
+
+
+def parse_listeners(listeners):
+    """{name: (protocol or None, port)} of a `listeners` argument of Broker: a dict name ->
+    security protocol (each on 127.0.0.1, port 0 at the first start), or a raw `listeners`
+    value "NAME://127.0.0.1:PORT,..." (its protocols come from the broker's map)."""
+    if isinstance(listeners, dict):
+        return {name: (proto, 0) for name, proto in listeners.items()}
+    out = {}
+    for item in listeners.split(","):
+        m = re.fullmatch(r"\s*([A-Za-z0-9_]+)://127\.0\.0\.1:(\d+)\s*", item)
+        assert m, f"listener {item!r}: the tests bind NAME://127.0.0.1:PORT only"
+        out[m.group(1)] = (None, int(m.group(2)))
+    return out
 PROBLEM = re.compile(r" (WARN|ERROR) ")
 
 _ALL_BROKERS = []       # every Broker made in this session
@@ -74,10 +94,17 @@ class Broker:
     """One `mirra server`: `--override listeners=PLAINTEXT://127.0.0.1:<port>` (0 at the first
     start, the same port afterwards), `--override log.dirs=<workdir>/data`, then `overrides`
     ({key: value}) and `args` (more command-line arguments). `config_text` is written to
-    <workdir>/server.properties and given as the config file. `timeout` bounds every wait."""
+    <workdir>/server.properties and given as the config file. `timeout` bounds every wait.
+
+    `listeners` (None: the one PLAINTEXT listener above) is a dict name -> security protocol
+    ({"PLAINTEXT": "PLAINTEXT", "CLIENT": "SASL_SSL"}; names other than the protocols' own add
+    `listener.security.protocol.map`) or a raw `listeners` value. `ports` maps each listener
+    name to its bound port (from the broker's "listening on NAME://..." lines; kept across
+    restarts); `port` / `bootstrap` are those of PLAINTEXT if there is one, else of the first
+    listener; `bootstrap_of(name)` of any."""
 
     def __init__(self, workdir, overrides=None, name="broker", args=(), config_text=None,
-                 timeout=EVENT_TIMEOUT, env=None):
+                 timeout=EVENT_TIMEOUT, env=None, listeners=None):
         self.workdir = Path(workdir)
         self.env = dict(env or {})  # added to the environment of each start (MIRRA_FAILPOINTS)
         self.data_dir = self.workdir / "data"
@@ -90,6 +117,8 @@ class Broker:
         self.name = name
         self.timeout = timeout
         self.port = None
+        self.listeners = None if listeners is None else parse_listeners(listeners)
+        self.ports = {}
         self.proc = None
         self.lines = []          # every line of every run, each run after a marker line
         self._markers = set()    # indices of the marker lines (not broker output)
@@ -106,14 +135,24 @@ class Broker:
         args = [MIRRA, "server"]
         if self.config_file is not None:
             args.append(str(self.config_file))
-        args += ["--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
+        if self.listeners is None:
+            listeners = f"PLAINTEXT://127.0.0.1:{port}"
+        else:
+            listeners = ",".join(f"{n}://127.0.0.1:{self.ports.get(n, p)}"
+                                 for n, (_, p) in self.listeners.items())
+        args += ["--override", f"listeners={listeners}",
                  "--override", f"log.dirs={self.data_dir}"]
+        if self.listeners is not None and any(proto is not None and proto != n
+                                              for n, (proto, _) in self.listeners.items()):
+            pmap = ",".join(f"{n}:{proto}" for n, (proto, _) in self.listeners.items())
+            args += ["--override", f"listener.security.protocol.map={pmap}"]
         for k, v in self.overrides.items():
             args += ["--override", f"{k}={v}"]
         return args + self.extra_args
 
     def start(self, timeout=None):
-        """Starts the process and waits for its "listening on" line; returns self."""
+        """Starts the process and waits for its "listening on" line of every listener; returns
+        self."""
         assert not self.running(), f"{self.name} already running"
         timeout = self.timeout if timeout is None else timeout
         port = self.port if self.port is not None else 0
@@ -133,8 +172,10 @@ class Broker:
             self._eof = threading.Event()
             threading.Thread(target=self._read, args=(self.proc, self._eof), daemon=True).start()
             try:
-                m = self.wait_for(LISTENING, timeout=max(0.1, deadline - time.monotonic()),
-                                  start=self.run_mark)
+                bound = {n: int(self.wait_for(listening(n),
+                                              timeout=max(0.1, deadline - time.monotonic()),
+                                              start=self.run_mark).group(1))
+                         for n in self.listener_names()}
                 break
             except AssertionError:
                 # A restart on a fixed port: the previous run's port can linger for a moment.
@@ -143,8 +184,18 @@ class Broker:
                     time.sleep(0.05)  # polling interval while the port is still held
                     continue
                 raise
-        self.port = int(m.group(1))
+        self.ports = bound
+        names = self.listener_names()
+        self.port = bound["PLAINTEXT" if "PLAINTEXT" in bound else names[0]]
         return self
+
+    def listener_names(self):
+        return ["PLAINTEXT"] if self.listeners is None else list(self.listeners)
+
+    def bootstrap_of(self, listener):
+        """"127.0.0.1:<port>" of the listener named `listener`."""
+        assert listener in self.ports, f"{self.name} has no listener {listener}: {self.ports}"
+        return f"127.0.0.1:{self.ports[listener]}"
 
     def _read(self, proc, eof):
         for line in proc.stdout:

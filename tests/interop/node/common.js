@@ -79,4 +79,31 @@ const str = b => (b === null || b === undefined) ? null : Buffer.from(b).toStrin
 
 function sleep (ms) { return new Promise(resolve => setTimeout(resolve, ms)) }
 
-module.exports = { run, emit, describe, emitOffsets, headersToObject, str, sleep }
+// The tests' neutral security settings (tests/interop/secconf.py, Security.node()): {protocol,
+// mechanism, username, password, ca, cert, key}, the last three PEM file names.
+const usesTls = sec => !!sec && (sec.protocol === 'SSL' || sec.protocol === 'SASL_SSL')
+const usesSasl = sec => !!sec && sec.protocol.startsWith('SASL_')
+
+// Node's tls.connect options of those settings (both clients pass them on as they are).
+function tlsOptions (sec) {
+  const fs = require('node:fs')
+  const o = { ca: [fs.readFileSync(sec.ca)] }
+  if (sec.cert) {
+    o.cert = fs.readFileSync(sec.cert)
+    o.key = fs.readFileSync(sec.key)
+  }
+  return o
+}
+
+// [{name, code, message}] of an error and everything it wraps (cause, originalError, errors),
+// so that a test can tell an authentication failure from a TLS or network one.
+function errorChain (err, out = [], depth = 0) {
+  if (!err || depth > 8) return out
+  out.push({ name: err.name || err.constructor?.name, code: err.code === undefined ? null : String(err.code),
+    message: String(err.message) })
+  for (const e of [err.cause, err.originalError, ...(err.errors || [])]) errorChain(e, out, depth + 1)
+  return out
+}
+
+module.exports = { run, emit, describe, emitOffsets, headersToObject, str, sleep, usesTls, usesSasl, tlsOptions,
+  errorChain }

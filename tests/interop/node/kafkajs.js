@@ -4,13 +4,24 @@
 // group consumer (tests/interop/test_groups.py).
 'use strict'
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs')
-const { run, describe, headersToObject, str, emitOffsets } = require('./common')
+const { run, describe, headersToObject, str, emitOffsets, sleep, usesTls, usesSasl, tlsOptions, errorChain } = require('./common')
 
 const CODECS = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP }
 
-function kafkaFor (req) {
-  return new Kafka({ brokers: req.brokers, clientId: 'interop-kafkajs', logLevel: logLevel.NOTHING,
-    retry: { retries: 3, initialRetryTime: 100 } })
+// kafkajs' ssl and sasl options of req.security (common.js), with short connection and
+// authentication timeouts so that a refused client fails fast.
+function securityOptions (sec) {
+  if (!sec) return {}
+  const o = { connectionTimeout: 5000, authenticationTimeout: 5000 }
+  if (usesTls(sec)) o.ssl = tlsOptions(sec)
+  if (usesSasl(sec)) o.sasl = { mechanism: sec.mechanism.toLowerCase(), username: sec.username, password: sec.password }
+  return o
+}
+
+function kafkaFor (req, logCreator) {
+  return new Kafka({ brokers: req.brokers, clientId: 'interop-kafkajs',
+    logLevel: logCreator ? logLevel.DEBUG : logLevel.NOTHING, logCreator,
+    retry: { retries: req.retries ?? 3, initialRetryTime: 100 }, ...securityOptions(req.security) })
 }
 
 function headerList (headers) {
@@ -201,6 +212,52 @@ async function group (req, kafka, emit) {
   emit({ left: true })
 }
 
+// Connects an admin client and asks for metadata: {ok: true}, or {failed: errorChain} (the
+// authentication and TLS tests look at the error kinds kafkajs reports).
+async function probe (req, kafka, emit) {
+  const admin = kafka.admin()
+  try {
+    await admin.connect()
+    await admin.fetchTopicMetadata({ topics: [] })
+    emit({ ok: true })
+  } catch (e) {
+    emit({ failed: errorChain(e) })
+  } finally {
+    await admin.disconnect().catch(() => {})
+  }
+}
+
+// One producer sending one record to partition 0 of req.topic every req.intervalMs for
+// req.durationMs (connections.max.reauth.ms tests): one line per record, {value, offset} or
+// {value, error}, then {counts: {connecting, authenticated}} from kafkajs' debug log: more
+// authentications than connections means it re-authenticated in-band.
+async function stream (req, emit) {
+  const counts = { connecting: 0, authenticated: 0 }
+  const logCreator = () => ({ log }) => {
+    if (log.message === 'Connecting') counts.connecting++
+    else if (/authentication successful/.test(log.message)) counts.authenticated++
+  }
+  const producer = kafkaFor(req, logCreator).producer({ idempotent: false, allowAutoTopicCreation: false })
+  await producer.connect()
+  try {
+    const end = Date.now() + req.durationMs
+    for (let i = 0; Date.now() < end; i++) {
+      const value = `${req.tag}-${i}`
+      try {
+        const meta = await producer.send({ topic: req.topic, acks: -1, messages: [{ value, partition: 0 }] })
+        emit({ value, offset: Number(meta[0].baseOffset) })
+      } catch (e) {
+        emit({ value, error: describe(e) })
+      }
+      await sleep(req.intervalMs)
+    }
+  } finally {
+    await producer.disconnect()
+  }
+  emit({ counts })
+}
+
 const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
 run({ create: withKafka(create), delete: withKafka(deleteTopic), partitions: withKafka(partitions), produce: withKafka(produce),
-  offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group), txn: withKafka(txn) })
+  offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group), txn: withKafka(txn),
+  probe: withKafka(probe), stream })

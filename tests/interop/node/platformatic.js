@@ -3,9 +3,19 @@
 // "consume" uses Consumer.fetch() and listOffsets(), which never join a consumer group.
 'use strict'
 const { Admin, Producer, Consumer } = require('@platformatic/kafka')
-const { run, str, describe, emitOffsets } = require('./common')
+const { run, str, describe, emitOffsets, sleep, usesTls, usesSasl, tlsOptions, errorChain } = require('./common')
 
-const base = req => ({ clientId: 'interop-platformatic', bootstrapBrokers: req.brokers, retries: 3, retryDelay: 100 })
+// The tls and sasl options of req.security (common.js).
+function securityOptions (sec) {
+  if (!sec) return {}
+  const o = { connectTimeout: 5000 }
+  if (usesTls(sec)) o.tls = tlsOptions(sec)
+  if (usesSasl(sec)) o.sasl = { mechanism: sec.mechanism, username: sec.username, password: sec.password }
+  return o
+}
+
+const base = req => ({ clientId: 'interop-platformatic', bootstrapBrokers: req.brokers, retries: req.retries ?? 3,
+  retryDelay: 100, ...securityOptions(req.security) })
 const buf = s => (s === null || s === undefined) ? null : Buffer.from(s, 'utf8')
 
 async function create (req, emit) {
@@ -126,4 +136,51 @@ async function consume (req, emit) {
   }
 }
 
-run({ create, delete: deleteTopic, partitions, produce, offset, consume })
+// Asks for metadata with an admin client: {ok: true}, or {failed: errorChain} (the
+// authentication and TLS tests look at the error kinds @platformatic/kafka reports).
+async function probe (req, emit) {
+  const admin = new Admin(base(req))
+  try {
+    await admin.metadata({ topics: [] })
+    emit({ ok: true })
+  } catch (e) {
+    emit({ failed: errorChain(e) })
+  } finally {
+    await admin.close().catch(() => {})
+  }
+}
+
+// One producer sending one record to partition 0 of req.topic every req.intervalMs for
+// req.durationMs (connections.max.reauth.ms tests): one line per record, {value, offset} or
+// {value, error}, then {counts: {connecting, handshakes}} from the client's diagnostics
+// channels (connections opened, SaslHandshake requests sent): more handshakes than
+// connections means it re-authenticated in-band (it does so at 80% of the session lifetime).
+async function stream (req, emit) {
+  const dc = require('node:diagnostics_channel')
+  const counts = { connecting: 0, handshakes: 0 }
+  const connects = { start: ctx => { if (ctx.operation === 'connect') counts.connecting++ } }
+  const apis = { start: ctx => { if (ctx.apiKey === 17) counts.handshakes++ } }
+  dc.tracingChannel('plt:kafka:connections:connects').subscribe(connects)
+  dc.tracingChannel('plt:kafka:connections:api').subscribe(apis)
+  const producer = new Producer({ ...base(req), idempotent: false, acks: -1, autocreateTopics: false })
+  try {
+    const end = Date.now() + req.durationMs
+    for (let i = 0; Date.now() < end; i++) {
+      const value = `${req.tag}-${i}`
+      try {
+        const res = await producer.send({ messages: [{ topic: req.topic, partition: 0, value: Buffer.from(value) }] })
+        emit({ value, offset: Number(res.offsets[0].offset) })
+      } catch (e) {
+        emit({ value, error: describe(e) })
+      }
+      await sleep(req.intervalMs)
+    }
+  } finally {
+    await producer.close()
+    dc.tracingChannel('plt:kafka:connections:connects').unsubscribe(connects)
+    dc.tracingChannel('plt:kafka:connections:api').unsubscribe(apis)
+  }
+  emit({ counts })
+}
+
+run({ create, delete: deleteTopic, partitions, produce, offset, consume, probe, stream })
