@@ -33,7 +33,6 @@ Broker::Broker(asio::io_context& io, const LoadedConfig& loaded) : io_(io), conf
   state_.config = &config_;
   state_.log_dir = config_.log_dir;
   state_.static_settings = &static_settings_;
-
 }
 
 Broker::~Broker() = default;
