@@ -64,6 +64,8 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return apply_producer_ids(r);
         if constexpr (std::is_same_v<T, MirrorRecord>) return apply_mirror(r);
         if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return apply_remove_mirror(r);
+        if constexpr (std::is_same_v<T, AccessControlEntryRecord>) return apply_acl(r);
+        if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>) return apply_remove_acl(r);
       },
       record);
 }
@@ -211,6 +213,7 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   for (const auto& [name, m] : image.mirrors()) {
     out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}, m.topic_patterns});
   }
+  for (const auto& [id, acl] : image.acls()) out.emplace_back(acl);
   return out;
 }
 

@@ -64,6 +64,10 @@ class MetadataImage {
   const MirrorInfo* mirror(std::string_view name) const;
   // The first producer id never handed out (ProducerIdsRecord); 0 on a new cluster.
   int64_t next_producer_id() const { return next_producer_id_; }
+  // ACLs by id (AccessControlEntryRecord), and a count of the ACL records applied to this image,
+  // which changes whenever the ACL set does (the broker's authorizer follows it).
+  const std::map<Uuid, AccessControlEntryRecord>& acls() const { return acls_; }
+  uint64_t acl_changes() const { return acl_changes_; }
 
   // Applies one record that the log assigned `offset`. A record that contradicts the image
   // (a partition of an unknown topic, a second topic with the same name) is a corrupt log:
@@ -86,7 +90,10 @@ class MetadataImage {
   // - MirrorRecord: a non-empty name; configs with non-empty, unique, sorted keys; topic
   //   patterns non-empty and unique; creates the mirror or replaces all of its configs and
   //   patterns;
-  // - RemoveMirrorRecord: the mirror exists.
+  // - RemoveMirrorRecord: the mirror exists;
+  // - AccessControlEntryRecord: a non-zero id not in use, a non-empty resource name, principal
+  //   and host (the codes are the ACL APIs', checked by the broker before it writes them);
+  // - RemoveAccessControlEntryRecord: the ACL exists.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -103,6 +110,8 @@ class MetadataImage {
   Status apply_producer_ids(const ProducerIdsRecord& r);
   Status apply_mirror(const MirrorRecord& r);
   Status apply_remove_mirror(const RemoveMirrorRecord& r);
+  Status apply_acl(const AccessControlEntryRecord& r);               // image_acls.cc
+  Status apply_remove_acl(const RemoveAccessControlEntryRecord& r);  // image_acls.cc
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
@@ -111,11 +120,13 @@ class MetadataImage {
   NodeConfigs node_configs_;
   int64_t next_producer_id_ = 0;
   std::map<std::string, MirrorInfo, std::less<>> mirrors_;
+  std::map<Uuid, AccessControlEntryRecord> acls_;
+  uint64_t acl_changes_ = 0;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per
 // topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
-// broker configs, the producer ids and the mirrors.
+// broker configs, the producer ids, the mirrors and the ACLs (by id).
 std::vector<MetadataRecord> image_records(const MetadataImage& image);
 Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
                                          int64_t last_offset);

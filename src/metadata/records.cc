@@ -30,6 +30,10 @@ std::string_view type_name(int16_t type) {
       return "MirrorRecord";
     case kRemoveMirrorRecordType:
       return "RemoveMirrorRecord";
+    case kAccessControlEntryRecordType:
+      return "AccessControlEntryRecord";
+    case kRemoveAccessControlEntryRecordType:
+      return "RemoveAccessControlEntryRecord";
     default:
       return "unknown";
   }
@@ -57,6 +61,10 @@ int16_t type_of(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return kProducerIdsRecordType;
         if constexpr (std::is_same_v<T, MirrorRecord>) return kMirrorRecordType;
         if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return kRemoveMirrorRecordType;
+        if constexpr (std::is_same_v<T, AccessControlEntryRecord>)
+          return kAccessControlEntryRecordType;
+        if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>)
+          return kRemoveAccessControlEntryRecordType;
       },
       record);
 }
@@ -102,6 +110,9 @@ void write_fields(Writer& w, const MirrorRecord& r) {
 }
 
 void write_fields(Writer& w, const RemoveMirrorRecord& r) { w.write_string(kCompact, r.name); }
+
+void write_fields(Writer& w, const AccessControlEntryRecord& r) { write_acl_fields(w, r); }
+void write_fields(Writer& w, const RemoveAccessControlEntryRecord& r) { write_acl_fields(w, r); }
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -214,6 +225,12 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       break;
     case kMirrorRecordType:
       record = read_mirror(r, version);
+      break;
+    case kAccessControlEntryRecordType:
+      record = read_access_control_entry(r);
+      break;
+    case kRemoveAccessControlEntryRecordType:
+      record = read_remove_access_control_entry(r);
       break;
     default:
       record = read_remove_mirror(r);
