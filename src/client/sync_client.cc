@@ -119,6 +119,20 @@ Status SyncClient::abort_transaction(AbortTransactionSpec spec) {
   return run(client_->abort_transaction(spec));
 }
 
+Result<std::vector<Status>> SyncClient::create_acls(std::vector<security::AclBinding> acls) {
+  return run(client_->create_acls(std::move(acls)));
+}
+
+Result<std::vector<security::AclBinding>> SyncClient::describe_acls(
+    security::AclBindingFilter filter) {
+  return run(client_->describe_acls(std::move(filter)));
+}
+
+Result<std::vector<AclDeletion>> SyncClient::delete_acls(
+    std::vector<security::AclBindingFilter> filters) {
+  return run(client_->delete_acls(std::move(filters)));
+}
+
 Status SyncClient::create_mirror(const std::string& name,
                                  std::vector<std::pair<std::string, std::string>> configs,
                                  bool validate_only) {

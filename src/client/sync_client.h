@@ -57,6 +57,10 @@ class SyncClient {
       std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
   Status abort_transaction(AbortTransactionSpec spec);
 
+  Result<std::vector<Status>> create_acls(std::vector<security::AclBinding> acls);
+  Result<std::vector<security::AclBinding>> describe_acls(security::AclBindingFilter filter);
+  Result<std::vector<AclDeletion>> delete_acls(std::vector<security::AclBindingFilter> filters);
+
   Status create_mirror(const std::string& name,
                        std::vector<std::pair<std::string, std::string>> configs,
                        bool validate_only = false);
