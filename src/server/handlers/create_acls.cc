@@ -46,6 +46,7 @@ asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   protocol::CreateAclsResponse resp;
   resp.results.resize(req->creations.size());
+  for (auto& r : resp.results) r.error_message.reset();  // null on success, as Kafka sends it
   if (ctx.broker->authorizer == nullptr) {
     for (auto& r : resp.results) refuse_without_authorizer(r);
     co_return respond(ctx, resp);

@@ -19,6 +19,7 @@ using FilterResult = protocol::DeleteAclsResponse::DeleteAclsFilterResult;
 
 void add_match(FilterResult& out, const security::AclBinding& b) {
   auto& m = out.matching_acls.emplace_back();
+  m.error_message.reset();
   m.resource_type = static_cast<int8_t>(b.resource_type);
   m.resource_name = b.resource_name;
   m.pattern_type = static_cast<int8_t>(b.pattern_type);
@@ -35,6 +36,7 @@ asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   protocol::DeleteAclsResponse resp;
   resp.filter_results.resize(req->filters.size());
+  for (auto& r : resp.filter_results) r.error_message.reset();  // null on success, as Kafka
   if (ctx.broker->authorizer == nullptr) {
     for (auto& r : resp.filter_results) refuse_without_authorizer(r);
     co_return respond(ctx, resp);

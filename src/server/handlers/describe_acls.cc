@@ -18,6 +18,7 @@ asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeAclsRequest>(ctx);
   if (!req.ok()) co_return req.status();
   protocol::DescribeAclsResponse resp;
+  resp.error_message.reset();  // null on success, as Kafka sends it
   if (ctx.broker->authorizer == nullptr) {
     refuse_without_authorizer(resp);
     co_return respond(ctx, resp);
