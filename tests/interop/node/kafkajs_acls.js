@@ -23,8 +23,13 @@ async function withAdmin (req, f, emit) {
   }
 }
 
+// JSON has no undefined: a null filter field is left out, which kafkajs sends as null.
+function noNulls (obj) {
+  return Object.fromEntries(Object.entries(obj).filter(([k, v]) => v !== null))
+}
+
 run({
   create: (req, emit) => withAdmin(req, async admin => ({ created: await admin.createAcls({ acl: req.acls }) }), emit),
-  describe: (req, emit) => withAdmin(req, admin => admin.describeAcls(req.filter), emit),
-  delete: (req, emit) => withAdmin(req, admin => admin.deleteAcls({ filters: req.filters }), emit)
+  describe: (req, emit) => withAdmin(req, admin => admin.describeAcls(noNulls(req.filter)), emit),
+  delete: (req, emit) => withAdmin(req, admin => admin.deleteAcls({ filters: req.filters.map(noNulls) }), emit)
 })
