@@ -14,5 +14,6 @@ void add_groups_command(CLI::App& app, CommandResult& result);
 void add_transactions_command(CLI::App& app, CommandResult& result);
 void add_mirror_command(CLI::App& app, CommandResult& result);
 void add_configs_command(CLI::App& app, CommandResult& result);
+void add_acls_command(CLI::App& app, CommandResult& result);
 
 }  // namespace mirra::cli

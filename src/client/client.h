@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/asio.h"
+#include "client/acl_types.h"
 #include "client/broker_connection.h"
 #include "client/fetch_sessions.h"
 #include "client/scram_users.h"
@@ -131,6 +132,17 @@ class Client {
       std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
   // Writes an ABORT marker for the producer into the partition (WriteTxnMarkers to its leader).
   asio::awaitable<Status> abort_transaction(AbortTransactionSpec spec);
+
+  // ---- ACLs (client_acls.cc) ----
+  // One Status per ACL, in order (INVALID_REQUEST with the broker's reason, SECURITY_DISABLED
+  // without an authorizer, CLUSTER_AUTHORIZATION_FAILED without ALTER on the cluster).
+  asio::awaitable<Result<std::vector<Status>>> create_acls(std::vector<security::AclBinding> acls);
+  // The ACLs the filter matches; the Result fails on the broker's error.
+  asio::awaitable<Result<std::vector<security::AclBinding>>> describe_acls(
+      security::AclBindingFilter filter);
+  // Per filter, in order, the ACLs the broker removed.
+  asio::awaitable<Result<std::vector<AclDeletion>>> delete_acls(
+      std::vector<security::AclBindingFilter> filters);
 
   // ---- mirrors (client_mirrors.cc) ----
   // Mirra's mirror admin RPCs, sent to the controller. The Status is the broker's answer

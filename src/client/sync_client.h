@@ -61,6 +61,9 @@ class SyncClient {
       std::optional<std::vector<std::string>> users);
   Result<std::vector<ScramUserResult>> alter_user_scram_credentials(
       std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions);
+  Result<std::vector<Status>> create_acls(std::vector<security::AclBinding> acls);
+  Result<std::vector<security::AclBinding>> describe_acls(security::AclBindingFilter filter);
+  Result<std::vector<AclDeletion>> delete_acls(std::vector<security::AclBindingFilter> filters);
 
   Status create_mirror(const std::string& name,
                        std::vector<std::pair<std::string, std::string>> configs,

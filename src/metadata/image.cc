@@ -67,6 +67,8 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, UserScramCredentialRecord>) return apply_scram(r);
         if constexpr (std::is_same_v<T, RemoveUserScramCredentialRecord>)
           return apply_remove_scram(r);
+        if constexpr (std::is_same_v<T, AccessControlEntryRecord>) return apply_acl(r);
+        if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>) return apply_remove_acl(r);
       },
       record);
 }
@@ -215,6 +217,7 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
     out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}, m.topic_patterns});
   }
   append_scram_records(image, out);
+  for (const auto& [id, acl] : image.acls()) out.emplace_back(acl);
   return out;
 }
 

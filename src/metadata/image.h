@@ -78,6 +78,10 @@ class MetadataImage {
   const ScramCredentialInfo* scram_credential(std::string_view user, int8_t mechanism) const;
   // The first producer id never handed out (ProducerIdsRecord); 0 on a new cluster.
   int64_t next_producer_id() const { return next_producer_id_; }
+  // ACLs by id (AccessControlEntryRecord), and a count of the ACL records applied to this image,
+  // which changes whenever the ACL set does (the broker's authorizer follows it).
+  const std::map<Uuid, AccessControlEntryRecord>& acls() const { return acls_; }
+  uint64_t acl_changes() const { return acl_changes_; }
 
   // Applies one record that the log assigned `offset`. A record that contradicts the image
   // (a partition of an unknown topic, a second topic with the same name) is a corrupt log:
@@ -104,6 +108,9 @@ class MetadataImage {
   // - UserScramCredentialRecord: a non-empty name, mechanism 1 or 2, iterations > 0, non-empty
   //   salt and keys; creates or replaces that user's credential for the mechanism;
   // - RemoveUserScramCredentialRecord: the user has a credential for the mechanism.
+  // - AccessControlEntryRecord: a non-zero id not in use, a non-empty resource name, principal
+  //   and host (the codes are the ACL APIs', checked by the broker before it writes them);
+  // - RemoveAccessControlEntryRecord: the ACL exists.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -122,6 +129,8 @@ class MetadataImage {
   Status apply_remove_mirror(const RemoveMirrorRecord& r);
   Status apply_scram(const UserScramCredentialRecord& r);  // image_scram.cc
   Status apply_remove_scram(const RemoveUserScramCredentialRecord& r);
+  Status apply_acl(const AccessControlEntryRecord& r);               // image_acls.cc
+  Status apply_remove_acl(const RemoveAccessControlEntryRecord& r);  // image_acls.cc
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
@@ -131,12 +140,14 @@ class MetadataImage {
   int64_t next_producer_id_ = 0;
   std::map<std::string, MirrorInfo, std::less<>> mirrors_;
   ScramUsers scram_users_;
+  std::map<Uuid, AccessControlEntryRecord> acls_;
+  uint64_t acl_changes_ = 0;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per
 // topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
-// broker configs, the producer ids, the mirrors and the SCRAM credentials (by user, then
-// mechanism).
+// broker configs, the producer ids, the mirrors, the SCRAM credentials (by user, then
+// mechanism) and the ACLs (by id).
 std::vector<MetadataRecord> image_records(const MetadataImage& image);
 // The SCRAM part of image_records() (image_scram.cc).
 void append_scram_records(const MetadataImage& image, std::vector<MetadataRecord>& out);

@@ -34,6 +34,10 @@ std::string_view type_name(int16_t type) {
       return "UserScramCredentialRecord";
     case kRemoveUserScramCredentialRecordType:
       return "RemoveUserScramCredentialRecord";
+    case kAccessControlEntryRecordType:
+      return "AccessControlEntryRecord";
+    case kRemoveAccessControlEntryRecordType:
+      return "RemoveAccessControlEntryRecord";
     default:
       return "unknown";
   }
@@ -65,6 +69,10 @@ int16_t type_of(const MetadataRecord& record) {
           return kUserScramCredentialRecordType;
         if constexpr (std::is_same_v<T, RemoveUserScramCredentialRecord>)
           return kRemoveUserScramCredentialRecordType;
+        if constexpr (std::is_same_v<T, AccessControlEntryRecord>)
+          return kAccessControlEntryRecordType;
+        if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>)
+          return kRemoveAccessControlEntryRecordType;
       },
       record);
 }
@@ -125,6 +133,8 @@ void write_fields(Writer& w, const RemoveUserScramCredentialRecord& r) {
   w.write_string(kCompact, r.name);
   w.write_int8(r.mechanism);
 }
+void write_fields(Writer& w, const AccessControlEntryRecord& r) { write_acl_fields(w, r); }
+void write_fields(Writer& w, const RemoveAccessControlEntryRecord& r) { write_acl_fields(w, r); }
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -261,6 +271,11 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       break;
     case kRemoveUserScramCredentialRecordType:
       record = read_remove_scram_credential(r);
+    case kAccessControlEntryRecordType:
+      record = read_access_control_entry(r);
+      break;
+    case kRemoveAccessControlEntryRecordType:
+      record = read_remove_access_control_entry(r);
       break;
     default:
       record = read_remove_mirror(r);

@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "base/uuid.h"
+#include "metadata/acl_records.h"
 
 namespace mirra::metadata {
 
@@ -108,12 +109,15 @@ struct RemoveUserScramCredentialRecord {
 
 using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
                                     ProducerIdsRecord, MirrorRecord, RemoveMirrorRecord,
-                                    UserScramCredentialRecord, RemoveUserScramCredentialRecord>;
+                                    UserScramCredentialRecord, RemoveUserScramCredentialRecord,
+                                    AccessControlEntryRecord, RemoveAccessControlEntryRecord>;
 
 // Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
 inline constexpr int16_t kTopicRecordType = 2;
 inline constexpr int16_t kPartitionRecordType = 3;
 inline constexpr int16_t kConfigRecordType = 4;
+// ACL records: kAccessControlEntryRecordType 6, kRemoveAccessControlEntryRecordType 7
+// (metadata/acl_records.h).
 inline constexpr int16_t kRemoveTopicRecordType = 9;
 inline constexpr int16_t kUserScramCredentialRecordType = 11;
 inline constexpr int16_t kProducerIdsRecordType = 15;

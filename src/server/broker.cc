@@ -9,6 +9,7 @@
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
+#include "server/handlers/authorize.h"
 #include "server/mirror_group_hooks.h"
 #include "server/scram_lookup.h"
 #include "storage/file_cache.h"
@@ -100,6 +101,13 @@ asio::awaitable<Status> Broker::start(bool listen) {
   mirrors_->on_change([m = mirror_manager_.get()] { m->sync(); });
   state_.fetch_sessions = fetch_sessions_.get();
   state_.cluster_id = meta->cluster_id;
+  if (config_.authorizer) {
+    authorizer_ = std::make_unique<security::Authorizer>(*config_.authorizer);
+    state_.authorizer = authorizer_.get();
+    sync_authorizer(state_);
+    MIRRA_LOG_INFO("authorizer on: {} ACL(s), {} super user(s)", authorizer_->acl_count(),
+                   config_.authorizer->super_users.size());
+  }
 
   offsets_topic_ = std::make_unique<groups::OffsetsTopic>(*metadata_, *partitions_, *topic_admin_,
                                                           config_.groups);

@@ -22,6 +22,7 @@
 #include "groups/offsets_topic.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_manager.h"
+#include "security/acl.h"
 #include "server/config.h"
 #include "server/fetch_session.h"
 #include "server/request_context.h"
@@ -64,6 +65,7 @@ class Broker {
   std::unique_ptr<txn::TxnCoordinator> txn_;
   std::unique_ptr<mirror::MirrorAdmin> mirrors_;
   std::unique_ptr<mirror::MirrorManager> mirror_manager_;
+  std::unique_ptr<security::Authorizer> authorizer_;  // null: no authorizer.class.name
   std::unique_ptr<Server> server_;
 };
 

@@ -234,10 +234,15 @@ const std::set<std::string>& accepted_unused_keys() {
 // are checked; listener.name.<listener>.<key> overrides any of them for one listener. Kafka has
 // ssl.* keys that only mean something to Java (ssl.keymanager.algorithm, ...): accepted too.
 bool is_security_key(const std::string& key) {
-  static const std::set<std::string> keys = {
-      "listener.security.protocol.map",       "inter.broker.listener.name",
-      "security.inter.broker.protocol",       "sasl.enabled.mechanisms",
-      "sasl.mechanism.inter.broker.protocol", "ssl.principal.mapping.rules"};
+  static const std::set<std::string> keys = {"listener.security.protocol.map",
+                                             "inter.broker.listener.name",
+                                             "security.inter.broker.protocol",
+                                             "sasl.enabled.mechanisms",
+                                             "sasl.mechanism.inter.broker.protocol",
+                                             "ssl.principal.mapping.rules",
+                                             "authorizer.class.name",
+                                             "super.users",
+                                             "allow.everyone.if.no.acl.found"};
   return keys.count(key) != 0 || key.starts_with("listener.name.") || key.starts_with("ssl.") ||
          key.starts_with("sasl.");
 }
@@ -339,6 +344,14 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
   if (Status s = apply_retention(set, c); !s.ok()) return s;
   if (Status s = apply_log_dirs(set, c); !s.ok()) return s;
   if (Status s = apply_listener_protocols(set, c); !s.ok()) return s;
+  auto authorizer =
+      security::parse_authorizer_config([&](std::string_view key) -> std::optional<std::string> {
+        auto it = set.find(std::string(key));
+        if (it == set.end()) return std::nullopt;
+        return it->second.first;
+      });
+  if (!authorizer.ok()) return authorizer.status();
+  c.authorizer = std::move(authorizer.value());
   loaded.set = std::move(set);
   return loaded;
 }

@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "groups/group_config.h"
 #include "mirror/mirror_config.h"
+#include "security/acl.h"
 #include "server/listeners.h"
 #include "txn/txn_config.h"
 
@@ -32,6 +33,8 @@ struct ServerConfig {
   // the listeners start (server/listener_security.h), from the static settings.
   int64_t connections_max_reauth_ms = 0;          // 0: sessions never expire
   int32_t sasl_server_max_receive_size = 524288;  // largest frame before authentication
+  // authorizer.class.name, super.users, allow.everyone.if.no.acl.found; nullopt: no authorizer.
+  std::optional<security::AuthorizerConfig> authorizer;
   std::string log_dir = "./data";
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;

@@ -41,6 +41,10 @@ class MirrorAdmin;
 class MirrorManager;
 }  // namespace mirra::mirror
 
+namespace mirra::security {
+class Authorizer;
+}  // namespace mirra::security
+
 namespace mirra::server {
 
 class FetchSessionCache;
@@ -88,6 +92,9 @@ struct BrokerState {
   txn::TxnCoordinator* txn = nullptr;
   mirror::MirrorAdmin* mirrors = nullptr;
   mirror::MirrorManager* mirror_manager = nullptr;
+  // The ACL authorizer (authorizer.class.name); null when none is configured. Its ACLs follow
+  // the metadata image (server/handlers/authorize.h: ask through authorized()).
+  security::Authorizer* authorizer = nullptr;
   // Static settings (server.properties + overrides) by key, for DescribeConfigs and topic
   // config defaults.
   const std::map<std::string, std::string>* static_settings = nullptr;
