@@ -6,14 +6,15 @@
 // must hold is that neither waits for something only the other would cause:
 // - a write never needs to read: renegotiation is off (tls.cc), and TLS 1.3's post-handshake
 //   messages (session tickets, key updates) are read by SSL_read;
-// - SSL_read may need to write (a key update's answer); it then waits until the socket is
-//   writable, like the writer, and Asio completes every waiter of a kind on readiness.
+// - a read does not interfere with a half-written record: OpenSSL answers a peer's key update
+//   from the next SSL_write once nothing is pending, not from SSL_read. Should SSL_read still
+//   want to write (an alert), it waits for the socket like the writer: Asio completes every
+//   waiter of a kind when the socket is ready.
 // The process must ignore SIGPIPE (the broker does, server/run.cc): OpenSSL writes with send(2)
 // without MSG_NOSIGNAL.
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -38,17 +39,6 @@ constexpr size_t kFileChunk = 64 * 1024;
 
 Status network(std::string message) {
   return Status(ErrorCode::NETWORK_EXCEPTION, std::move(message));
-}
-
-// TEMPORARY until principal.cc (branch seccore) provides rfc2253_name: OpenSSL's RFC 2253
-// printing, which agrees with Java's for the keyword attributes (CN, OU, O, ...) but prints
-// others by name (emailAddress=...) where Java prints "<OID>=#<hex DER>".
-std::string temporary_rfc2253_name(const X509_NAME* name) {
-  detail::BioPtr bio(BIO_new(BIO_s_mem()));
-  X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_RFC2253);
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(size));
 }
 
 // Why an OpenSSL call failed with SSL_ERROR_SSL: the queue's reasons, and for a certificate
@@ -222,7 +212,7 @@ std::optional<std::string> TlsStream::peer_subject() const {
   X509* cert = SSL_get0_peer_certificate(ssl_);
   // Only a certificate the handshake verified names a principal.
   if (cert == nullptr || SSL_get_verify_result(ssl_) != X509_V_OK) return std::nullopt;
-  return temporary_rfc2253_name(X509_get_subject_name(cert));
+  return rfc2253_name(X509_get_subject_name(cert));
 }
 
 std::string TlsStream::description() const {

@@ -368,7 +368,7 @@ TEST(TlsContextErrors, Pkcs12WrongPassword) {
   s.keystore_password = "not-the-p12-password";
   expect_invalid(TlsContext::server(s),
                  fmt::format("ssl.keystore.location {}: cannot open the PKCS12 store (wrong "
-                             "ssl.keystore.password?)",
+                             "ssl.keystore.password?): mac verify failure",
                              s.keystore_location),
                  s.keystore_password);
 }

@@ -155,8 +155,7 @@ TEST(Config, ListenerProtocols) {
                "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL");
   expect_error({"listeners=CLIENT://h:1", "listener.security.protocol.map=CLIENT:SSL,CLIENT:SSL"},
                "twice");
-  expect_error({"listeners=PLAINTEXT://h:1", "advertised.listeners=SSL://h:2"},
-               "not in listeners");
+  expect_error({"listeners=PLAINTEXT://h:1", "advertised.listeners=SSL://h:2"}, "not in listeners");
   expect_error({"listeners=PLAINTEXT://h:1", "inter.broker.listener.name=SSL"},
                "inter.broker.listener.name");
 }
