@@ -4,6 +4,7 @@
 
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -13,6 +14,15 @@ asio::awaitable<HandlerResult> handle_add_offsets_to_txn(RequestContext& ctx) {
   auto req = decode_body<protocol::AddOffsetsToTxnRequest>(ctx);
   if (!req.ok()) co_return req.status();
   protocol::AddOffsetsToTxnResponse resp;
+  if (!authorized(ctx, AclOperation::write, ResourceType::transactional_id,
+                  req->transactional_id)) {
+    resp.error_code = error_number(ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    co_return respond(ctx, resp);
+  }
+  if (!authorized(ctx, AclOperation::read, ResourceType::group, req->group_id)) {
+    resp.error_code = error_number(ErrorCode::GROUP_AUTHORIZATION_FAILED);
+    co_return respond(ctx, resp);
+  }
   // The offsets topic exists from here on: the marker needs its partition.
   if (Status st = co_await ctx.broker->groups->ready_for(req->group_id); !st) {
     resp.error_code = error_number(st.code());

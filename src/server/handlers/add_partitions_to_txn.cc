@@ -3,6 +3,13 @@
 // verify_only asks whether the partitions are already in the transaction.
 #include "protocol/messages/add_partitions_to_txn.h"
 
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -17,6 +24,32 @@ txn::TxnPartitions partitions_of(
     const std::vector<AddPartitionsToTxnRequest::AddPartitionsToTxnTopic>& topics) {
   txn::TxnPartitions out;
   for (const auto& t : topics) out[t.name].insert(t.partitions.begin(), t.partitions.end());
+  return out;
+}
+
+// The answer when the caller may not add these partitions (nullopt: it may): without WRITE on
+// the transactional id every partition fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+// without WRITE on some topic, its partitions fail with TOPIC_AUTHORIZATION_FAILED and the
+// others are OPERATION_NOT_ATTEMPTED, as in Kafka.
+std::optional<std::map<std::pair<std::string, int32_t>, ErrorCode>> refused(
+    RequestContext& ctx, const std::string& transactional_id, const txn::TxnPartitions& parts) {
+  const bool txn_ok =
+      authorized(ctx, AclOperation::write, ResourceType::transactional_id, transactional_id);
+  std::set<std::string> denied;
+  for (const auto& [topic, indexes] : parts) {
+    if (txn_ok && !authorized(ctx, AclOperation::write, ResourceType::topic, topic)) {
+      denied.insert(topic);
+    }
+  }
+  if (txn_ok && denied.empty()) return std::nullopt;
+  std::map<std::pair<std::string, int32_t>, ErrorCode> out;
+  for (const auto& [topic, indexes] : parts) {
+    for (int32_t p : indexes) {
+      out[{topic, p}] = !txn_ok ? ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                        : denied.count(topic) != 0 ? ErrorCode::TOPIC_AUTHORIZATION_FAILED
+                                                   : ErrorCode::OPERATION_NOT_ATTEMPTED;
+    }
+  }
   return out;
 }
 
@@ -63,11 +96,21 @@ asio::awaitable<HandlerResult> handle_add_partitions_to_txn(RequestContext& ctx)
   txn::TxnCoordinator& coordinator = *ctx.broker->txn;
   AddPartitionsToTxnResponse resp;
   if (ctx.api_version <= 3) {
+    if (auto denied = refused(ctx, req->v3_and_below_transactional_id,
+                              partitions_of(req->v3_and_below_topics))) {
+      resp.results_by_topic_v3_and_below = topic_results(*denied);
+      co_return respond(ctx, resp);
+    }
     auto errors = co_await coordinator.add_partitions(
         req->v3_and_below_transactional_id, req->v3_and_below_producer_id,
         req->v3_and_below_producer_epoch, partitions_of(req->v3_and_below_topics));
     for (auto& [tp, e] : errors) e = fenced_for(e, ctx.api_version >= 2);
     resp.results_by_topic_v3_and_below = topic_results(errors);
+    co_return respond(ctx, resp);
+  }
+  // v4+ is sent by brokers on behalf of producers: CLUSTER_ACTION on the cluster.
+  if (!authorized_on_cluster(ctx, AclOperation::cluster_action)) {
+    resp.error_code = error_number(ErrorCode::CLUSTER_AUTHORIZATION_FAILED);
     co_return respond(ctx, resp);
   }
   for (const auto& t : req->transactions) {

@@ -15,6 +15,7 @@
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_config.h"
 #include "security/secrets.h"
+#include "server/handlers/authorize_ext.h"
 
 namespace mirra::server {
 namespace {
@@ -286,6 +287,20 @@ asio::awaitable<Status> alter_broker_configs(RequestContext& ctx, const std::str
 }
 
 }  // namespace
+
+Status check_config_access(RequestContext& ctx, int8_t type, const std::string& name, bool alter) {
+  if (type == metadata::kTopicResource) {
+    const AclOperation op = alter ? AclOperation::alter_configs : AclOperation::describe_configs;
+    if (!authorized(ctx, op, ResourceType::topic, name)) return topic_authorization_failed(name);
+  } else if (type == metadata::kBrokerResource) {
+    const AclOperation op = alter ? AclOperation::alter_configs : AclOperation::describe_configs;
+    if (!authorized_on_cluster(ctx, op)) return cluster_authorization_failed(op);
+  } else if (type == kMirrorConfigResource) {
+    const AclOperation op = alter ? AclOperation::cluster_action : AclOperation::describe;
+    if (!authorized_on_cluster(ctx, op)) return cluster_authorization_failed(op);
+  }
+  return Status::OK();
+}
 
 Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
                                              const std::string& name) {

@@ -45,6 +45,12 @@ enum class ConfigTarget {
 Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t type,
                                              const std::string& name);
 
+// May the caller describe (`alter` false) or change the configs of (type, name)? Checked before
+// the resource is looked up. Topics: DESCRIBE_CONFIGS / ALTER_CONFIGS on the topic
+// (TOPIC_AUTHORIZATION_FAILED); brokers: the same on the cluster (CLUSTER_AUTHORIZATION_FAILED);
+// mirrors: DESCRIBE / CLUSTER_ACTION on the cluster (docs/mirroring-design.md §9).
+Status check_config_access(RequestContext& ctx, int8_t type, const std::string& name, bool alter);
+
 // The same resource named twice in one request: Kafka answers INVALID_REQUEST for it.
 std::vector<bool> duplicated_resources(
     const std::vector<std::pair<int8_t, std::string>>& resources);
@@ -93,6 +99,9 @@ asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget 
 template <typename Resource, typename ChangesOf>
 asio::awaitable<Status> alter_one_resource(RequestContext& ctx, const Resource& r,
                                            ChangesOf changes_of, bool validate_only) {
+  if (Status s = check_config_access(ctx, r.resource_type, r.resource_name, true); !s.ok()) {
+    co_return s;
+  }
   auto target = resolve_config_resource(ctx, r.resource_type, r.resource_name);
   if (!target.ok()) co_return target.status();
   auto changes = changes_of(ctx, target.value(), r);

@@ -11,6 +11,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -76,6 +77,8 @@ asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
     if (count[t.name] > 1) {
       s = Status(ErrorCode::INVALID_REQUEST,
                  fmt::format("topic \"{}\" is listed more than once in the request", t.name));
+    } else if (!authorized(ctx, AclOperation::alter, ResourceType::topic, t.name)) {
+      s = topic_authorization_failed(t.name);
     } else {
       // A mirror topic's partitions follow its source's (docs/mirroring-design.md §4, §8).
       s = check_writable(ctx, t.name, -1);

@@ -10,6 +10,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
 #include "cluster/topic_config.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -67,12 +68,19 @@ asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   CreateTopicsResponse resp;
   std::set<std::string> seen;
+  // Kafka: CREATE on the cluster allows every topic, else CREATE on each topic is needed.
+  const bool create_any = authorized_on_cluster(ctx, AclOperation::create);
   for (const auto& t : req->topics) {
     auto& out = resp.topics.emplace_back();
     out.name = t.name;
     if (!seen.insert(t.name).second) {
       out.error_code = error_number(ErrorCode::INVALID_REQUEST);
       out.error_message = "the topic is listed more than once in the request";
+      continue;
+    }
+    if (!create_any && !authorized(ctx, AclOperation::create, ResourceType::topic, t.name)) {
+      out.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+      out.error_message = topic_authorization_failed(t.name).message();
       continue;
     }
     auto parsed = new_topic(t);
@@ -89,7 +97,13 @@ asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
       continue;
     }
     out.topic_id = created.value();
-    if (ctx.api_version >= 5) describe_created(ctx, nt, out);
+    if (ctx.api_version < 5) continue;
+    // The created topic's configs are shown only to who may describe them.
+    if (authorized(ctx, AclOperation::describe_configs, ResourceType::topic, t.name)) {
+      describe_created(ctx, nt, out);
+    } else {
+      out.topic_config_error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+    }
   }
   co_return respond(ctx, resp);
 }

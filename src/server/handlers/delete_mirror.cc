@@ -4,6 +4,7 @@
 
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -11,6 +12,9 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_delete_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::DeleteMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_cluster<protocol::DeleteMirrorResponse>(ctx, AclOperation::cluster_action)) {
+    co_return respond(ctx, *refused);
+  }
   Status s =
       co_await ctx.broker->mirrors->remove(req->mirror_name, ctx.broker->mirror_manager->states());
   protocol::DeleteMirrorResponse resp;

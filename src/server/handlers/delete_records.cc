@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -46,10 +47,15 @@ asio::awaitable<HandlerResult> handle_delete_records(RequestContext& ctx) {
   for (const auto& t : req->topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
+    const bool allowed = authorized(ctx, AclOperation::del, ResourceType::topic, t.name);
     for (const auto& p : t.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
       pr.low_watermark = -1;
+      if (!allowed) {
+        pr.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+        continue;
+      }
       PartitionLookup found = find_partition(ctx, t.name, p.partition_index);
       if (found.error != ErrorCode::NONE) {
         pr.error_code = error_number(found.error);

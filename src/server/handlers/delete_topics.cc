@@ -4,6 +4,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -26,6 +27,15 @@ asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx) {
     out.topic_id = id;
     const auto& image = ctx.broker->metadata->image();
     const metadata::TopicInfo* topic = name ? image.topic(*name) : image.topic(id);
+    // By name the check comes before existence; by id, an unauthorized caller learns no name.
+    const std::optional<std::string> checked = name ? name : topic ? std::optional(topic->name)
+                                                                   : std::nullopt;
+    if (checked && !authorized(ctx, AclOperation::del, ResourceType::topic, *checked)) {
+      out.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+      out.error_message = topic_authorization_failed(*checked).message();
+      if (!name) out.name = std::nullopt;
+      continue;
+    }
     if (topic == nullptr || (name && !id.is_zero() && topic->id != id)) {
       const bool by_id = !name;
       out.error_code =

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -35,8 +36,11 @@ asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext& ctx) {
   resp.cluster_id = b.cluster_id;
   resp.controller_id = b.config->node_id;
   resp.brokers.push_back({b.config->node_id, ep.host, ep.port, std::nullopt, {}});
-  if (req->include_cluster_authorized_operations) {
-    resp.cluster_authorized_operations = kAllClusterOperations;
+  // Filled only for who may DESCRIBE the cluster, as Kafka does.
+  if (req->include_cluster_authorized_operations &&
+      authorized_on_cluster(ctx, AclOperation::describe)) {
+    resp.cluster_authorized_operations =
+        authorized_operations(ctx, ResourceType::cluster, kClusterResource, kAllClusterOperations);
   }
   co_return respond(ctx, resp);
 }

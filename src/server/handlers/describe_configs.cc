@@ -55,7 +55,9 @@ asio::awaitable<HandlerResult> handle_describe_configs(RequestContext& ctx) {
     out.resource_type = r.resource_type;
     out.resource_name = r.resource_name;
     out.error_message = std::nullopt;
-    auto target = resolve_config_resource(ctx, r.resource_type, r.resource_name);
+    Status access = check_config_access(ctx, r.resource_type, r.resource_name, false);
+    auto target = access.ok() ? resolve_config_resource(ctx, r.resource_type, r.resource_name)
+                              : Result<ConfigTarget>(access);
     if (!target.ok()) {
       out.error_code = error_number(target.status().code());
       out.error_message = error_message(target.status());

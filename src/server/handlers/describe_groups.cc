@@ -3,6 +3,7 @@
 #include "protocol/messages/describe_groups.h"
 
 #include "groups/group_coordinator.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -13,8 +14,17 @@ asio::awaitable<HandlerResult> handle_describe_groups(RequestContext& ctx) {
   if (!req.ok()) co_return req.status();
   protocol::DescribeGroupsResponse resp;
   for (const std::string& id : req->groups) {
+    if (!authorized(ctx, AclOperation::describe, ResourceType::group, id)) {
+      auto& refused = resp.groups.emplace_back();
+      refused.group_id = id;
+      refused.error_code = error_number(ErrorCode::GROUP_AUTHORIZATION_FAILED);
+      continue;
+    }
     auto g = ctx.broker->groups->describe(id, ctx.api_version);
-    if (req->include_authorized_operations) g.authorized_operations = kAllGroupOperations;
+    if (req->include_authorized_operations) {
+      g.authorized_operations =
+          authorized_operations(ctx, ResourceType::group, id, kAllGroupOperations);
+    }
     resp.groups.push_back(std::move(g));
   }
   co_return respond(ctx, resp);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -35,6 +36,10 @@ void fill_space(const std::string& dir, DescribeLogDirsResponse::DescribeLogDirs
 asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx) {
   auto req = decode_body<DescribeLogDirsRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  // Before v3 the answer has no error field: an unauthorized caller gets no directories.
+  if (auto refused = refuse_unless_on_cluster<DescribeLogDirsResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::absolute(ctx.broker->log_dir, ec);
   DescribeLogDirsResponse resp;

@@ -5,6 +5,7 @@
 #include "protocol/messages/describe_mirrors.h"
 
 #include "mirror/mirror_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/describe_mirrors_sync.h"
 #include "server/handlers/handlers.h"
 
@@ -66,6 +67,9 @@ void sync_to_wire(const mirror::SyncDescription& sync,
 asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_cluster<DescribeMirrorsResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
   DescribeMirrorsResponse resp;
   for (const mirror::MirrorDescription& d :
        ctx.broker->mirror_manager->describe(req->mirror_names)) {

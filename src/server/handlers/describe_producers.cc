@@ -4,6 +4,7 @@
 #include "protocol/messages/describe_producers.h"
 
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -37,9 +38,14 @@ asio::awaitable<HandlerResult> handle_describe_producers(RequestContext& ctx) {
   for (const auto& t : req->topics) {
     auto& tout = resp.topics.emplace_back();
     tout.name = t.name;
+    const bool allowed = authorized(ctx, AclOperation::read, ResourceType::topic, t.name);
     for (int32_t index : t.partition_indexes) {
       auto& pout = tout.partitions.emplace_back();
       pout.partition_index = index;
+      if (!allowed) {
+        pout.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+        continue;
+      }
       PartitionLookup found = find_partition(ctx, t.name, index);
       if (found.error != ErrorCode::NONE) {
         pout.error_code = error_number(found.error);

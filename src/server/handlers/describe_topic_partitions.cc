@@ -11,6 +11,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -99,6 +100,11 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
       resp.next_cursor = cursor_at(name, 0);
       break;
     }
+    // As Metadata: unauthorized topics are left out of "all", refused by name.
+    if (!authorized(ctx, AclOperation::describe, ResourceType::topic, name)) {
+      if (!all_topics) resp.topics.push_back(topic_error(name, ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+      continue;
+    }
     const metadata::TopicInfo* topic = image.topic(name);
     if (topic == nullptr) {
       if (all_topics) continue;
@@ -111,7 +117,8 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
     out.name = name;
     out.topic_id = topic->id;
     out.is_internal = is_internal_topic(name);
-    out.topic_authorized_operations = kAllTopicOperations;
+    out.topic_authorized_operations =
+        authorized_operations(ctx, ResourceType::topic, name, kAllTopicOperations);
     const int32_t count = static_cast<int32_t>(topic->partitions.size());
     const int32_t begin = std::min(
         count, req->cursor && req->cursor->topic_name == name ? req->cursor->partition_index : 0);

@@ -1,6 +1,7 @@
 // DescribeTransactions (key 65): a transactional id's state, producer and partitions.
 #include "protocol/messages/describe_transactions.h"
 
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -18,6 +19,10 @@ asio::awaitable<HandlerResult> handle_describe_transactions(RequestContext& ctx)
     out.producer_id = -1;
     out.producer_epoch = -1;
     out.transaction_start_time_ms = -1;
+    if (!authorized(ctx, AclOperation::describe, ResourceType::transactional_id, id)) {
+      out.error_code = error_number(ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      continue;
+    }
     const txn::TxnMetadata* m = coordinator.find(id);
     if (coordinator.loading()) {
       out.error_code = error_number(ErrorCode::COORDINATOR_LOAD_IN_PROGRESS);

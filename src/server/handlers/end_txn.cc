@@ -2,6 +2,7 @@
 // decision is durable in __transaction_state and the markers are written.
 #include "protocol/messages/end_txn.h"
 
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -10,6 +11,12 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_end_txn(RequestContext& ctx) {
   auto req = decode_body<protocol::EndTxnRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (!authorized(ctx, AclOperation::write, ResourceType::transactional_id,
+                  req->transactional_id)) {
+    protocol::EndTxnResponse refused;
+    refused.error_code = error_number(ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    co_return respond(ctx, refused);
+  }
   ErrorCode e = co_await ctx.broker->txn->end_txn(req->transactional_id, req->producer_id,
                                                   req->producer_epoch, req->committed);
   protocol::EndTxnResponse resp;

@@ -12,6 +12,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "server/fetch_session.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -49,12 +50,18 @@ struct ReadOut {
   std::vector<storage::AbortedTxn> aborted;
 };
 
-// Finds the partition of a request entry (by name before v13, by topic id from v13).
-void resolve(const RequestContext& ctx, Target& t) {
+// Finds the partition of a request entry (by name before v13, by topic id from v13), after
+// checking READ on the topic: by name before the topic's existence (Kafka never tells an
+// unauthorized client which topics exist), by id once the id is known.
+void resolve(RequestContext& ctx, Target& t) {
   const auto& image = ctx.broker->metadata->image();
-  const metadata::TopicInfo* topic = ctx.api_version >= kTopicIdsFromVersion
-                                         ? image.topic(t.key.topic_id)
-                                         : image.topic(t.key.topic);
+  const bool by_id = ctx.api_version >= kTopicIdsFromVersion;
+  const metadata::TopicInfo* topic = by_id ? image.topic(t.key.topic_id) : image.topic(t.key.topic);
+  if ((!by_id || topic != nullptr) &&
+      !authorized(ctx, AclOperation::read, ResourceType::topic, by_id ? topic->name : t.key.topic)) {
+    t.error = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
+    return;
+  }
   if (topic == nullptr) {
     t.error = ctx.api_version >= kTopicIdsFromVersion ? ErrorCode::UNKNOWN_TOPIC_ID
                                                       : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;

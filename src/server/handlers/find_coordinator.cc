@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "groups/group_coordinator.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -24,7 +25,14 @@ asio::awaitable<Coordinator> lookup(RequestContext& ctx, int8_t key_type, const 
   c.key = key;
   c.node_id = -1;
   Status st;
-  if (key_type == kGroupKey) {
+  // DESCRIBE on the group or transactional id comes first (Kafka's order).
+  if (key_type == kGroupKey &&
+      !authorized(ctx, AclOperation::describe, ResourceType::group, key)) {
+    st = group_authorization_failed(key);
+  } else if (key_type == kTransactionKey &&
+             !authorized(ctx, AclOperation::describe, ResourceType::transactional_id, key)) {
+    st = transactional_id_authorization_failed(key);
+  } else if (key_type == kGroupKey) {
     st = co_await ctx.broker->groups->ready_for(key);
   } else if (key_type == kTransactionKey) {
     st = co_await ctx.broker->txn->ready_for(key);

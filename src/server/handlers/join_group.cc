@@ -4,6 +4,7 @@
 #include "protocol/messages/join_group.h"
 
 #include "groups/group_coordinator.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -12,6 +13,9 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx) {
   auto req = decode_body<protocol::JoinGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_group<protocol::JoinGroupResponse>(ctx, AclOperation::read, req->group_id)) {
+    co_return respond(ctx, *refused);
+  }
   const groups::ClientInfo client{ctx.header.client_id.value_or(""), client_host(ctx)};
   protocol::JoinGroupResponse resp =
       co_await ctx.broker->groups->join(req.value(), ctx.api_version, client);

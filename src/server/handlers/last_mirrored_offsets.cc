@@ -5,6 +5,7 @@
 #include "protocol/messages/last_mirrored_offsets.h"
 
 #include "mirror/mirror_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -12,6 +13,9 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_last_mirrored_offsets(RequestContext& ctx) {
   auto req = decode_body<protocol::LastMirroredOffsetsRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_cluster<protocol::LastMirroredOffsetsResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
   std::vector<mirror::PartitionsOfTopic> asked;
   for (const auto& t : req->topics) asked.push_back({t.topic_id, t.partitions});
   protocol::LastMirroredOffsetsResponse resp;

@@ -3,6 +3,7 @@
 #include "protocol/messages/leave_group.h"
 
 #include "groups/group_coordinator.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -10,6 +11,9 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx) {
   auto req = decode_body<protocol::LeaveGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_group<protocol::LeaveGroupResponse>(ctx, AclOperation::read, req->group_id)) {
+    co_return respond(ctx, *refused);
+  }
   protocol::LeaveGroupResponse resp =
       co_await ctx.broker->groups->leave(req.value(), ctx.api_version);
   co_return respond(ctx, resp);

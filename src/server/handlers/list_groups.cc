@@ -3,6 +3,7 @@
 #include "protocol/messages/list_groups.h"
 
 #include "groups/group_coordinator.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -10,7 +11,15 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_list_groups(RequestContext& ctx) {
   auto req = decode_body<protocol::ListGroupsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  co_return respond(ctx, ctx.broker->groups->list(req.value(), ctx.api_version));
+  protocol::ListGroupsResponse resp = ctx.broker->groups->list(req.value(), ctx.api_version);
+  // DESCRIBE on the cluster lists every group; otherwise only the groups the caller may
+  // DESCRIBE are listed, the others left out silently (as Kafka).
+  if (!authorized_on_cluster(ctx, AclOperation::describe)) {
+    std::erase_if(resp.groups, [&](const auto& g) {
+      return !authorized(ctx, AclOperation::describe, ResourceType::group, g.group_id);
+    });
+  }
+  co_return respond(ctx, resp);
 }
 
 }  // namespace mirra::server

@@ -5,6 +5,7 @@
 #include "protocol/messages/list_mirrors.h"
 
 #include "mirror/mirror_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -12,6 +13,9 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::ListMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_cluster<protocol::ListMirrorsResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
   protocol::ListMirrorsResponse resp;
   for (const mirror::ListedMirror& m :
        ctx.broker->mirror_manager->list(req->include_topics, req->topic_names)) {

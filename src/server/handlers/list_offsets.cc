@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -94,9 +95,14 @@ asio::awaitable<HandlerResult> handle_list_offsets(RequestContext& ctx) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
     tr.partitions.reserve(t.partitions.size());  // lookups point into it
+    const bool allowed = authorized(ctx, AclOperation::describe, ResourceType::topic, t.name);
     for (const auto& p : t.partitions) {
       PartitionResponse& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
+      if (!allowed) {
+        pr.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+        continue;
+      }
       PartitionLookup target =
           find_partition(ctx, t.name, p.partition_index, p.current_leader_epoch);
       if (target.error != ErrorCode::NONE) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/clock.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 
@@ -30,6 +31,11 @@ asio::awaitable<HandlerResult> handle_list_transactions(RequestContext& ctx) {
   const auto& pids = req->producer_id_filters;
   const int64_t now = now_ms();
   for (const txn::TxnMetadata* m : coordinator.list()) {
+    // Transactions the caller may not DESCRIBE are left out silently, as in Kafka.
+    if (!authorized(ctx, AclOperation::describe, ResourceType::transactional_id,
+                    m->transactional_id)) {
+      continue;
+    }
     if (!states.empty() && std::find(states.begin(), states.end(), m->state) == states.end())
       continue;
     if (!pids.empty() && std::find(pids.begin(), pids.end(), m->producer_id) == pids.end())

@@ -6,6 +6,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -15,14 +16,17 @@ namespace {
 using protocol::MetadataRequest;
 using protocol::MetadataResponse;
 
-MetadataResponse::MetadataResponseTopic describe_topic(const RequestContext& ctx,
+MetadataResponse::MetadataResponseTopic describe_topic(RequestContext& ctx,
                                                        const metadata::TopicInfo& topic,
                                                        bool include_operations) {
   MetadataResponse::MetadataResponseTopic out;
   out.name = topic.name;
   out.topic_id = topic.id;
   out.is_internal = is_internal_topic(topic.name);
-  if (include_operations) out.topic_authorized_operations = kAllTopicOperations;
+  if (include_operations) {
+    out.topic_authorized_operations =
+        authorized_operations(ctx, ResourceType::topic, topic.name, kAllTopicOperations);
+  }
   for (const metadata::PartitionInfo& pi : topic.partitions) {
     const PartitionView v = view_partition(ctx, topic.name, pi);
     MetadataResponse::MetadataResponsePartition p;
@@ -62,6 +66,12 @@ asio::awaitable<MetadataResponse::MetadataResponseTopic> auto_create(RequestCont
   co_return topic_error(name, Uuid::zero(), created.status().code());
 }
 
+// Auto-creation needs CREATE on the cluster, else CREATE on the topic, as CreateTopics.
+bool may_auto_create(RequestContext& ctx, const std::string& name) {
+  return authorized_on_cluster(ctx, AclOperation::create) ||
+         authorized(ctx, AclOperation::create, ResourceType::topic, name);
+}
+
 }  // namespace
 
 asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
@@ -80,9 +90,14 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
   resp.controller_id = b.config->node_id;
   if (req->include_cluster_authorized_operations) resp.cluster_authorized_operations = 0;
 
+  // Topics the caller may not DESCRIBE are left out of "all topics", and a named one is
+  // answered TOPIC_AUTHORIZATION_FAILED whether it exists or not (docs/security.md).
+  auto may_describe = [&](const std::string& name) {
+    return authorized(ctx, AclOperation::describe, ResourceType::topic, name);
+  };
   if (all_topics) {
     for (const auto& [name, topic] : b.metadata->image().topics()) {
-      resp.topics.push_back(describe_topic(ctx, topic, include_ops));
+      if (may_describe(name)) resp.topics.push_back(describe_topic(ctx, topic, include_ops));
     }
     co_return respond(ctx, resp);
   }
@@ -90,15 +105,26 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
     const auto& image = b.metadata->image();
     if (!rt.name) {  // by id (v10+)
       const metadata::TopicInfo* topic = image.topic(rt.topic_id);
+      if (topic != nullptr && !may_describe(topic->name)) {
+        resp.topics.push_back(
+            topic_error(std::nullopt, rt.topic_id, ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+        continue;
+      }
       resp.topics.push_back(
           topic ? describe_topic(ctx, *topic, include_ops)
                 : topic_error(std::nullopt, rt.topic_id, ErrorCode::UNKNOWN_TOPIC_ID));
+      continue;
+    }
+    if (!may_describe(*rt.name)) {
+      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
       continue;
     }
     if (const metadata::TopicInfo* topic = image.topic(*rt.name)) {
       resp.topics.push_back(describe_topic(ctx, *topic, include_ops));
     } else if (Status s = cluster::validate_topic_name(*rt.name); !s.ok()) {
       resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::INVALID_TOPIC_EXCEPTION));
+    } else if (may_create && !may_auto_create(ctx, *rt.name)) {
+      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
     } else if (may_create) {
       resp.topics.push_back(co_await auto_create(ctx, *rt.name, include_ops));
     } else {

@@ -6,6 +6,7 @@
 #include "protocol/messages/offset_for_leader_epoch.h"
 
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -26,9 +27,15 @@ asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ct
   for (const auto& t : req->topics) {
     auto& tr = resp.topics.emplace_back();
     tr.topic = t.topic;
+    // A consumer's check (replica id -1); Mirra serves no followers.
+    const bool allowed = authorized(ctx, AclOperation::describe, ResourceType::topic, t.topic);
     for (const auto& p : t.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition = p.partition;
+      if (!allowed) {
+        pr.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
+        continue;
+      }
       PartitionLookup found = find_partition(ctx, t.topic, p.partition, p.current_leader_epoch);
       if (found.error != ErrorCode::NONE) {
         pr.error_code = error_number(found.error);

@@ -5,6 +5,7 @@
 #include "protocol/messages/resume_mirror_topics.h"
 
 #include "mirror/mirror_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -37,6 +38,9 @@ template <typename Req, typename Resp>
 asio::awaitable<HandlerResult> handle_topics_action(RequestContext& ctx, TopicsAction action) {
   auto req = decode_body<Req>(ctx);
   if (!req.ok()) co_return req.status();
+  if (auto refused = refuse_unless_on_cluster<Resp>(ctx, AclOperation::cluster_action)) {
+    co_return respond(ctx, *refused);
+  }
   auto outcomes = co_await (ctx.broker->mirror_manager->*action)(req->mirror_name, req->topic_names,
                                                                  req->topic_patterns);
   co_return respond(ctx, topic_outcomes<Resp>(outcomes));

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -42,9 +43,15 @@ struct Slot {
 };
 
 // Checks the partition and posts its append to the partition's shard; does not wait.
+// `refused`: the authorization failure of this partition, if any (checked before existence, so
+// an unauthorized client cannot tell which topics exist).
 Slot start_append(RequestContext& ctx, int16_t acks, const std::string& topic,
-                  const ProduceRequest::PartitionProduceData& pd) {
+                  const ProduceRequest::PartitionProduceData& pd, const Status& refused) {
   Slot slot;
+  if (!refused.ok()) {
+    slot.response = partition_error(pd.index, refused);
+    return slot;
+  }
   if (ctx.api_version < kMinAcceptedVersion) {
     slot.response = partition_error(
         pd.index, Status(ErrorCode::UNSUPPORTED_VERSION,
@@ -93,12 +100,24 @@ PartitionResponse appended(int32_t index, const Result<storage::AppendResult>& r
 asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
   auto req = decode_body<ProduceRequest>(ctx);
   if (!req.ok()) co_return req.status();
+  // Kafka's order: a transactional request needs WRITE on its transactional id (else every
+  // partition fails), then each topic needs WRITE.
+  Status txn_refused = Status::OK();
+  if (req->transactional_id && !authorized(ctx, AclOperation::write,
+                                           ResourceType::transactional_id,
+                                           *req->transactional_id)) {
+    txn_refused = transactional_id_authorization_failed(*req->transactional_id);
+  }
   // Every append is posted before the first one is awaited (see PartitionManager::start).
   std::vector<std::vector<Slot>> slots;
   for (const auto& td : req->topic_data) {
+    Status refused = txn_refused;
+    if (refused.ok() && !authorized(ctx, AclOperation::write, ResourceType::topic, td.name)) {
+      refused = topic_authorization_failed(td.name);
+    }
     auto& topic_slots = slots.emplace_back();
     for (const auto& pd : td.partition_data) {
-      topic_slots.push_back(start_append(ctx, req->acks, td.name, pd));
+      topic_slots.push_back(start_append(ctx, req->acks, td.name, pd, refused));
     }
   }
   ProduceResponse resp;
