@@ -127,49 +127,49 @@ Result<std::vector<UserScramCredentials>> SyncClient::describe_user_scram_creden
 Result<std::vector<ScramUserResult>> SyncClient::alter_user_scram_credentials(
     std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions) {
   return run(client_->alter_user_scram_credentials(std::move(deletions), std::move(upsertions)));
-  Result<std::vector<Status>> SyncClient::create_acls(std::vector<security::AclBinding> acls) {
-    return run(client_->create_acls(std::move(acls)));
-  }
+}
 
-  Result<std::vector<security::AclBinding>> SyncClient::describe_acls(
-      security::AclBindingFilter filter) {
-    return run(client_->describe_acls(std::move(filter)));
-  }
+Result<std::vector<Status>> SyncClient::create_acls(std::vector<security::AclBinding> acls) {
+  return run(client_->create_acls(std::move(acls)));
+}
 
-  Result<std::vector<AclDeletion>> SyncClient::delete_acls(
-      std::vector<security::AclBindingFilter> filters) {
-    return run(client_->delete_acls(std::move(filters)));
-  }
+Result<std::vector<security::AclBinding>> SyncClient::describe_acls(
+    security::AclBindingFilter filter) {
+  return run(client_->describe_acls(std::move(filter)));
+}
 
-  Status SyncClient::create_mirror(const std::string& name,
-                                   std::vector<std::pair<std::string, std::string>> configs,
-                                   bool validate_only) {
-    return run(client_->create_mirror(name, std::move(configs), validate_only));
-  }
+Result<std::vector<AclDeletion>> SyncClient::delete_acls(
+    std::vector<security::AclBindingFilter> filters) {
+  return run(client_->delete_acls(std::move(filters)));
+}
 
-  Status SyncClient::delete_mirror(const std::string& name) {
-    return run(client_->delete_mirror(name));
-  }
+Status SyncClient::create_mirror(const std::string& name,
+                                 std::vector<std::pair<std::string, std::string>> configs,
+                                 bool validate_only) {
+  return run(client_->create_mirror(name, std::move(configs), validate_only));
+}
 
-  Result<std::vector<MirrorListing>> SyncClient::list_mirrors(bool include_topics) {
-    return run(client_->list_mirrors(include_topics));
-  }
+Status SyncClient::delete_mirror(const std::string& name) {
+  return run(client_->delete_mirror(name));
+}
 
-  Result<std::vector<MirrorTopicResult>> SyncClient::add_topics_to_mirror(
-      const std::string& mirror, std::vector<std::string> names,
-      std::vector<std::string> patterns) {
-    return run(client_->add_topics_to_mirror(mirror, std::move(names), std::move(patterns)));
-  }
+Result<std::vector<MirrorListing>> SyncClient::list_mirrors(bool include_topics) {
+  return run(client_->list_mirrors(include_topics));
+}
 
-  Result<std::vector<MirrorTopicResult>> SyncClient::remove_topics_from_mirror(
-      const std::string& mirror, std::vector<std::string> names,
-      std::vector<std::string> patterns) {
-    return run(client_->remove_topics_from_mirror(mirror, std::move(names), std::move(patterns)));
-  }
+Result<std::vector<MirrorTopicResult>> SyncClient::add_topics_to_mirror(
+    const std::string& mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return run(client_->add_topics_to_mirror(mirror, std::move(names), std::move(patterns)));
+}
 
-  Result<std::vector<MirrorDescription>> SyncClient::describe_mirrors(
-      std::optional<std::vector<std::string>> names) {
-    return run(client_->describe_mirrors(std::move(names)));
-  }
+Result<std::vector<MirrorTopicResult>> SyncClient::remove_topics_from_mirror(
+    const std::string& mirror, std::vector<std::string> names, std::vector<std::string> patterns) {
+  return run(client_->remove_topics_from_mirror(mirror, std::move(names), std::move(patterns)));
+}
+
+Result<std::vector<MirrorDescription>> SyncClient::describe_mirrors(
+    std::optional<std::vector<std::string>> names) {
+  return run(client_->describe_mirrors(std::move(names)));
+}
 
 }  // namespace mirra::client

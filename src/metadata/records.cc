@@ -271,6 +271,7 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       break;
     case kRemoveUserScramCredentialRecordType:
       record = read_remove_scram_credential(r);
+      break;
     case kAccessControlEntryRecordType:
       record = read_access_control_entry(r);
       break;

@@ -8,7 +8,6 @@
 #include <set>
 #include <string>
 
-
 #include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"

@@ -11,7 +11,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_add_topics_to_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::AddTopicsToMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<protocol::AddTopicsToMirrorResponse>(ctx, AclOperation::cluster_action)) {
+  if (auto refused = refuse_unless_on_cluster<protocol::AddTopicsToMirrorResponse>(
+          ctx, AclOperation::cluster_action)) {
     co_return respond(ctx, *refused);
   }
   auto added = co_await ctx.broker->mirror_manager->add_topics(req->mirror_name, req->topic_names,

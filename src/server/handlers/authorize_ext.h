@@ -40,8 +40,9 @@ inline Status group_authorization_failed(std::string_view group) {
                 fmt::format("not authorized to access group {}", group));
 }
 inline Status cluster_authorization_failed(AclOperation op) {
-  return Status(ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
-                fmt::format("not authorized for {} on the cluster", security::acl_operation_name(op)));
+  return Status(
+      ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
+      fmt::format("not authorized for {} on the cluster", security::acl_operation_name(op)));
 }
 inline Status transactional_id_authorization_failed(std::string_view id) {
   return Status(ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
@@ -101,10 +102,9 @@ void move_topics_out(ReqTopics& req_topics, RespTopics& refused, ErrorCode code,
 template <typename ReqTopics, typename RespTopics>
 void split_unauthorized_topics(RequestContext& ctx, AclOperation op, ReqTopics& req_topics,
                                RespTopics& refused) {
-  move_topics_out(req_topics, refused, ErrorCode::TOPIC_AUTHORIZATION_FAILED,
-                  [&](const std::string& name) {
-                    return authorized(ctx, op, ResourceType::topic, name);
-                  });
+  move_topics_out(
+      req_topics, refused, ErrorCode::TOPIC_AUTHORIZATION_FAILED,
+      [&](const std::string& name) { return authorized(ctx, op, ResourceType::topic, name); });
 }
 
 }  // namespace mirra::server

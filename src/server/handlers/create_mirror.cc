@@ -12,7 +12,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_create_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::CreateMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<protocol::CreateMirrorResponse>(ctx, AclOperation::cluster_action)) {
+  if (auto refused = refuse_unless_on_cluster<protocol::CreateMirrorResponse>(
+          ctx, AclOperation::cluster_action)) {
     co_return respond(ctx, *refused);
   }
   std::vector<std::pair<std::string, std::optional<std::string>>> configs;

@@ -28,8 +28,9 @@ asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx) {
     const auto& image = ctx.broker->metadata->image();
     const metadata::TopicInfo* topic = name ? image.topic(*name) : image.topic(id);
     // By name the check comes before existence; by id, an unauthorized caller learns no name.
-    const std::optional<std::string> checked = name ? name : topic ? std::optional(topic->name)
-                                                                   : std::nullopt;
+    const std::optional<std::string> checked = name    ? name
+                                               : topic ? std::optional(topic->name)
+                                                       : std::nullopt;
     if (checked && !authorized(ctx, AclOperation::del, ResourceType::topic, *checked)) {
       out.error_code = error_number(ErrorCode::TOPIC_AUTHORIZATION_FAILED);
       out.error_message = topic_authorization_failed(*checked).message();

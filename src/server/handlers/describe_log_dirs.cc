@@ -37,7 +37,8 @@ asio::awaitable<HandlerResult> handle_describe_log_dirs(RequestContext& ctx) {
   auto req = decode_body<DescribeLogDirsRequest>(ctx);
   if (!req.ok()) co_return req.status();
   // Before v3 the answer has no error field: an unauthorized caller gets no directories.
-  if (auto refused = refuse_unless_on_cluster<DescribeLogDirsResponse>(ctx, AclOperation::describe)) {
+  if (auto refused =
+          refuse_unless_on_cluster<DescribeLogDirsResponse>(ctx, AclOperation::describe)) {
     co_return respond(ctx, *refused);
   }
   std::error_code ec;

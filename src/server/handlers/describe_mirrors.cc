@@ -67,7 +67,8 @@ void sync_to_wire(const mirror::SyncDescription& sync,
 asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<DescribeMirrorsResponse>(ctx, AclOperation::describe)) {
+  if (auto refused =
+          refuse_unless_on_cluster<DescribeMirrorsResponse>(ctx, AclOperation::describe)) {
     co_return respond(ctx, *refused);
   }
   DescribeMirrorsResponse resp;

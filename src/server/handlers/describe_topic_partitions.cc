@@ -102,7 +102,8 @@ asio::awaitable<HandlerResult> handle_describe_topic_partitions(RequestContext& 
     }
     // As Metadata: unauthorized topics are left out of "all", refused by name.
     if (!authorized(ctx, AclOperation::describe, ResourceType::topic, name)) {
-      if (!all_topics) resp.topics.push_back(topic_error(name, ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+      if (!all_topics)
+        resp.topics.push_back(topic_error(name, ErrorCode::TOPIC_AUTHORIZATION_FAILED));
       continue;
     }
     const metadata::TopicInfo* topic = image.topic(name);

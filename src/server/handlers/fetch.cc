@@ -57,8 +57,8 @@ void resolve(RequestContext& ctx, Target& t) {
   const auto& image = ctx.broker->metadata->image();
   const bool by_id = ctx.api_version >= kTopicIdsFromVersion;
   const metadata::TopicInfo* topic = by_id ? image.topic(t.key.topic_id) : image.topic(t.key.topic);
-  if ((!by_id || topic != nullptr) &&
-      !authorized(ctx, AclOperation::read, ResourceType::topic, by_id ? topic->name : t.key.topic)) {
+  if ((!by_id || topic != nullptr) && !authorized(ctx, AclOperation::read, ResourceType::topic,
+                                                  by_id ? topic->name : t.key.topic)) {
     t.error = ErrorCode::TOPIC_AUTHORIZATION_FAILED;
     return;
   }

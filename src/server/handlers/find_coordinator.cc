@@ -26,8 +26,7 @@ asio::awaitable<Coordinator> lookup(RequestContext& ctx, int8_t key_type, const 
   c.node_id = -1;
   Status st;
   // DESCRIBE on the group or transactional id comes first (Kafka's order).
-  if (key_type == kGroupKey &&
-      !authorized(ctx, AclOperation::describe, ResourceType::group, key)) {
+  if (key_type == kGroupKey && !authorized(ctx, AclOperation::describe, ResourceType::group, key)) {
     st = group_authorization_failed(key);
   } else if (key_type == kTransactionKey &&
              !authorized(ctx, AclOperation::describe, ResourceType::transactional_id, key)) {

@@ -13,7 +13,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_join_group(RequestContext& ctx) {
   auto req = decode_body<protocol::JoinGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_group<protocol::JoinGroupResponse>(ctx, AclOperation::read, req->group_id)) {
+  if (auto refused = refuse_unless_on_group<protocol::JoinGroupResponse>(ctx, AclOperation::read,
+                                                                         req->group_id)) {
     co_return respond(ctx, *refused);
   }
   const groups::ClientInfo client{ctx.header.client_id.value_or(""), client_host(ctx)};

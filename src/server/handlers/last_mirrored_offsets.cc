@@ -13,7 +13,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_last_mirrored_offsets(RequestContext& ctx) {
   auto req = decode_body<protocol::LastMirroredOffsetsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<protocol::LastMirroredOffsetsResponse>(ctx, AclOperation::describe)) {
+  if (auto refused = refuse_unless_on_cluster<protocol::LastMirroredOffsetsResponse>(
+          ctx, AclOperation::describe)) {
     co_return respond(ctx, *refused);
   }
   std::vector<mirror::PartitionsOfTopic> asked;

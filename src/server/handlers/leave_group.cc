@@ -11,7 +11,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_leave_group(RequestContext& ctx) {
   auto req = decode_body<protocol::LeaveGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_group<protocol::LeaveGroupResponse>(ctx, AclOperation::read, req->group_id)) {
+  if (auto refused = refuse_unless_on_group<protocol::LeaveGroupResponse>(ctx, AclOperation::read,
+                                                                          req->group_id)) {
     co_return respond(ctx, *refused);
   }
   protocol::LeaveGroupResponse resp =

@@ -13,7 +13,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_list_mirrors(RequestContext& ctx) {
   auto req = decode_body<protocol::ListMirrorsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<protocol::ListMirrorsResponse>(ctx, AclOperation::describe)) {
+  if (auto refused =
+          refuse_unless_on_cluster<protocol::ListMirrorsResponse>(ctx, AclOperation::describe)) {
     co_return respond(ctx, *refused);
   }
   protocol::ListMirrorsResponse resp;

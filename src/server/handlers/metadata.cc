@@ -116,7 +116,8 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
       continue;
     }
     if (!may_describe(*rt.name)) {
-      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+      resp.topics.push_back(
+          topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
       continue;
     }
     if (const metadata::TopicInfo* topic = image.topic(*rt.name)) {
@@ -124,7 +125,8 @@ asio::awaitable<HandlerResult> handle_metadata(RequestContext& ctx) {
     } else if (Status s = cluster::validate_topic_name(*rt.name); !s.ok()) {
       resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::INVALID_TOPIC_EXCEPTION));
     } else if (may_create && !may_auto_create(ctx, *rt.name)) {
-      resp.topics.push_back(topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
+      resp.topics.push_back(
+          topic_error(rt.name, Uuid::zero(), ErrorCode::TOPIC_AUTHORIZATION_FAILED));
     } else if (may_create) {
       resp.topics.push_back(co_await auto_create(ctx, *rt.name, include_ops));
     } else {

@@ -18,7 +18,8 @@ asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx) {
   }
   split_unauthorized_topics(ctx, AclOperation::read, req->topics, refused);
   protocol::OffsetCommitResponse resp;
-  if (!req->topics.empty()) resp = co_await ctx.broker->groups->commit(req.value(), ctx.api_version);
+  if (!req->topics.empty())
+    resp = co_await ctx.broker->groups->commit(req.value(), ctx.api_version);
   for (auto& t : refused) resp.topics.push_back(std::move(t));
   co_return respond(ctx, resp);
 }

@@ -10,7 +10,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx) {
   auto req = decode_body<protocol::OffsetDeleteRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_group<protocol::OffsetDeleteResponse>(ctx, AclOperation::del, req->group_id)) {
+  if (auto refused = refuse_unless_on_group<protocol::OffsetDeleteResponse>(ctx, AclOperation::del,
+                                                                            req->group_id)) {
     co_return respond(ctx, *refused);
   }
   std::vector<protocol::OffsetDeleteResponse::OffsetDeleteResponseTopic> refused;

@@ -103,8 +103,7 @@ asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
   // Kafka's order: a transactional request needs WRITE on its transactional id (else every
   // partition fails), then each topic needs WRITE.
   Status txn_refused = Status::OK();
-  if (req->transactional_id && !authorized(ctx, AclOperation::write,
-                                           ResourceType::transactional_id,
+  if (req->transactional_id && !authorized(ctx, AclOperation::write, ResourceType::transactional_id,
                                            *req->transactional_id)) {
     txn_refused = transactional_id_authorization_failed(*req->transactional_id);
   }

@@ -11,7 +11,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_remove_topics_from_mirror(RequestContext& ctx) {
   auto req = decode_body<protocol::RemoveTopicsFromMirrorRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<protocol::RemoveTopicsFromMirrorResponse>(ctx, AclOperation::cluster_action)) {
+  if (auto refused = refuse_unless_on_cluster<protocol::RemoveTopicsFromMirrorResponse>(
+          ctx, AclOperation::cluster_action)) {
     co_return respond(ctx, *refused);
   }
   auto stopped = co_await ctx.broker->mirror_manager->failover(req->mirror_name, req->topic_names,

@@ -10,7 +10,8 @@ namespace mirra::server {
 asio::awaitable<HandlerResult> handle_sync_group(RequestContext& ctx) {
   auto req = decode_body<protocol::SyncGroupRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_group<protocol::SyncGroupResponse>(ctx, AclOperation::read, req->group_id)) {
+  if (auto refused = refuse_unless_on_group<protocol::SyncGroupResponse>(ctx, AclOperation::read,
+                                                                         req->group_id)) {
     co_return respond(ctx, *refused);
   }
   protocol::SyncGroupResponse resp =
