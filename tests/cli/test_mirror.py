@@ -62,7 +62,7 @@ def test_create_list_delete_and_restart(server, tmp_path):
                        "bootstrap.servers=src1:9092\nsecurity.protocol=PLAINTEXT\n"
                        f"sasl.username=mirror\nsasl.password={SECRET}\n")
     r = mirror(server, "--create", "--mirror", "dr", "--mirror-config", sasl)
-    assert_one_line_error(r, "sasl.username needs security.protocol SASL_PLAINTEXT or SASL_SSL")
+    assert_one_line_error(r, "sasl.password needs security.protocol SASL_PLAINTEXT or SASL_SSL")
     assert SECRET not in r.stderr
     cfg = config_file(tmp_path, "dr.properties",
                       "# the source\nbootstrap.servers=src1:9092,src2:9092\n"
