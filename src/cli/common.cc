@@ -1,9 +1,14 @@
 #include "cli/common.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/core.h>
 
+#include "base/properties.h"
 #include "client/security.h"
 
 namespace mirra::cli {
@@ -66,11 +71,10 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
       target = client::Millis(v.value());
       return Status::OK();
     };
-    // The connection is plaintext: a client asked to use TLS or SASL is refused, not connected
-    // in the clear (docs/mirroring-design.md §9).
-    Status s = client::check_plaintext_setting("client property", key, value);
-    if (!s.ok()) return s;
-    if (key == "client.id") {
+    Status s;
+    if (client::is_client_security_key(key)) {
+      continue;  // read together below
+    } else if (key == "client.id") {
       o.client_id = value;
     } else if (key == "request.timeout.ms") {
       s = ms(o.request_timeout);
@@ -82,12 +86,39 @@ Result<client::ClientOptions> client_options(const std::string& bootstrap_server
       s = ms(o.retry_timeout);
     }
     // Other Kafka client properties have no meaning for this client; they are accepted so
-    // that existing command lines keep working (security ones excepted, above).
+    // that existing command lines keep working.
     if (!s.ok()) return s;
   }
+  // TLS and SASL as Kafka's clients read them; a setting that cannot be honoured is refused
+  // rather than connected without (client/security.h).
+  auto security = client::read_client_security(props, "client property");
+  if (!security.ok()) return security.status();
+  o.security = std::move(security.value());
   auto servers = client::parse_bootstrap_servers(bootstrap_servers);
   if (!servers.ok()) return servers.status();
   return o;
+}
+
+Result<std::vector<std::string>> with_config_file(const std::string& path, std::string_view option,
+                                                  const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  if (!path.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("cannot read {} {}: {}", option, path, std::strerror(errno)));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto props = mirra::parse_properties(text.str());
+    if (!props.ok()) {
+      return Status(ErrorCode::INVALID_CONFIG,
+                    fmt::format("{} {}: {}", option, path, props.status().message()));
+    }
+    for (const Property& p : props.value()) out.push_back(p.key + "=" + p.value);
+  }
+  out.insert(out.end(), items.begin(), items.end());
+  return out;
 }
 
 Result<std::unique_ptr<client::SyncClient>> open_client(
@@ -97,6 +128,14 @@ Result<std::unique_ptr<client::SyncClient>> open_client(
   auto options = client_options(bootstrap_servers, props.value());
   if (!options.ok()) return options.status();
   return client::SyncClient::create(options.value());
+}
+
+Result<std::unique_ptr<client::SyncClient>> open_client(
+    const std::string& bootstrap_servers, const std::string& command_config,
+    const std::vector<std::string>& command_properties) {
+  auto items = with_config_file(command_config, "--command-config", command_properties);
+  if (!items.ok()) return items.status();
+  return open_client(bootstrap_servers, items.value());
 }
 
 void add_bootstrap_option(CLI::App* sub, std::string& target) {

@@ -34,13 +34,24 @@ Result<bool> parse_bool(const Properties& p, const std::string& key, bool fallba
 Result<int64_t> parse_int(std::string_view text, std::string_view what);
 
 // Client options from --bootstrap-server (required) and Kafka client properties the tools
-// understand (client.id, request.timeout.ms, retry.backoff.ms, ...).
+// understand (client.id, request.timeout.ms, retry.backoff.ms, ..., and the security keys of
+// client/security.h: security.protocol, sasl.*, ssl.*).
 Result<client::ClientOptions> client_options(const std::string& bootstrap_servers,
                                              const Properties& client_properties);
+
+// The `k=v` items of a Kafka client properties file (--command-config, --producer.config,
+// --consumer.config; none when `path` is empty), then `items`, which win (they come later).
+Result<std::vector<std::string>> with_config_file(const std::string& path, std::string_view option,
+                                                  const std::vector<std::string>& items);
 
 // A client on --bootstrap-server with --command-property items (`k=v`).
 Result<std::unique_ptr<client::SyncClient>> open_client(
     const std::string& bootstrap_servers, const std::vector<std::string>& command_properties);
+
+// The same, with the properties of --command-config FILE first (with_config_file()).
+Result<std::unique_ptr<client::SyncClient>> open_client(
+    const std::string& bootstrap_servers, const std::string& command_config,
+    const std::vector<std::string>& command_properties);
 
 // The option every client subcommand has.
 void add_bootstrap_option(CLI::App* sub, std::string& target);

@@ -29,6 +29,7 @@ struct ConsumeArgs {
   std::string isolation = "read_uncommitted";
   std::vector<std::string> properties;
   std::vector<std::string> consumer_properties;
+  std::string consumer_config;  // --consumer.config / --command-config FILE
 };
 
 // The first offset to read: earliest, latest (-1/-2 in ListOffsets terms) or a number.
@@ -73,7 +74,9 @@ Status resolve(client::SyncClient& client, std::vector<client::FetchPosition>& p
 
 int run_consume(const ConsumeArgs& a) {
   auto props = parse_properties(a.properties, "--property");
-  auto cprops = parse_properties(a.consumer_properties, "--consumer-property");
+  auto citems = with_config_file(a.consumer_config, "--consumer.config", a.consumer_properties);
+  if (!citems.ok()) return fail(kCommand, citems.status().message());
+  auto cprops = parse_properties(citems.value(), "--consumer-property");
   if (!props.ok()) return fail(kCommand, props.status().message());
   if (!cprops.ok()) return fail(kCommand, cprops.status().message());
   auto printer = RecordPrinter::from_properties(props.value());
@@ -164,6 +167,8 @@ void add_consume_command(CLI::App& app, CommandResult& result) {
   sub->add_option("--consumer-property", args->consumer_properties,
                   "Consumer property key=value (client.id, request.timeout.ms, "
                   "max.partition.fetch.bytes, ...)");
+  sub->add_option("--consumer.config,--command-config", args->consumer_config,
+                  "Consumer properties file (security.protocol, sasl.*, ssl.*, ...)");
   sub->callback([args, &result] {
     if (args->topic.empty()) {
       result.exit_code = fail(kCommand, "--topic is required");

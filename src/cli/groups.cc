@@ -135,7 +135,7 @@ int delete_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
 int run_groups(const GroupsArgs& a) {
   auto cmd = check_args(a);
   if (!cmd.ok()) return fail(kCommand, cmd.status().message());
-  auto client = open_client(a.bootstrap, a.command_properties);
+  auto client = open_client(a.bootstrap, a.command_config, a.command_properties);
   if (!client.ok()) return fail(kCommand, client.status().message());
   client::SyncClient& c = *client.value();
   switch (cmd->action) {
@@ -197,6 +197,8 @@ void add_groups_command(CLI::App& app, CommandResult& result) {
       ->expected(0, 1);
   add_reset_options(sub, *a);
   sub->add_option("--command-property", a->command_properties, "Client property key=value");
+  sub->add_option("--command-config", a->command_config,
+                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
   sub->callback([a, sub, &result] {
     a->state_given = sub->count("--state") > 0;
     result.exit_code = run_groups(*a);

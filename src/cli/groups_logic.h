@@ -22,6 +22,7 @@ namespace mirra::cli {
 struct GroupsArgs {
   std::string bootstrap;
   std::vector<std::string> command_properties;
+  std::string command_config;  // --command-config FILE
   bool list = false, describe = false, remove = false, reset = false, delete_offsets = false;
   std::vector<std::string> groups;
   bool all_groups = false;

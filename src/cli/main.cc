@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <csignal>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -64,6 +65,9 @@ int decode_frame(const std::string& path) {
 }  // namespace mirra::cli
 
 int main(int argc, char** argv) {
+  // Every command may write to a TLS connection, and OpenSSL writes with send(2) without
+  // MSG_NOSIGNAL: a peer that closed must be an error, not the end of the process.
+  ::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"Mirra: a Kafka-compatible broker with native cluster mirroring"};
   app.require_subcommand(1);
   auto* versions = app.add_subcommand("api-versions", "List the APIs and versions Mirra speaks");

@@ -27,6 +27,7 @@ struct ProduceArgs {
   std::string topic;
   std::vector<std::string> properties;
   std::vector<std::string> producer_properties;
+  std::string producer_config;  // --producer.config / --command-config FILE
   std::optional<int32_t> partition;
   std::optional<std::string> compression;
   std::string acks = "-1";
@@ -182,7 +183,9 @@ Result<int16_t> parse_acks(const std::string& text) {
 
 int run_produce(ProduceArgs& a) {
   auto props = parse_properties(a.properties, "--property");
-  auto pprops = parse_properties(a.producer_properties, "--producer-property");
+  auto pitems = with_config_file(a.producer_config, "--producer.config", a.producer_properties);
+  if (!pitems.ok()) return fail(kCommand, pitems.status().message());
+  auto pprops = parse_properties(pitems.value(), "--producer-property");
   if (!props.ok()) return fail(kCommand, props.status().message());
   if (!pprops.ok()) return fail(kCommand, pprops.status().message());
   // --producer-property wins over the dedicated options, as in Kafka's tool.
@@ -244,6 +247,8 @@ void add_produce_command(CLI::App& app, CommandResult& result) {
   sub->add_option("--producer-property", args->producer_properties,
                   "Producer property key=value (acks, compression.type, batch.size, client.id, "
                   "request.timeout.ms, delivery.timeout.ms, ...)");
+  sub->add_option("--producer.config,--command-config", args->producer_config,
+                  "Producer properties file (security.protocol, sasl.*, ssl.*, ...)");
   sub->add_option("--partition", args->partition,
                   "Write every record to this partition (Mirra extension)");
   sub->add_option("--compression-codec", args->compression,

@@ -21,7 +21,8 @@ struct TopicsArgs {
   int16_t replication_factor = -1;
   std::vector<std::string> configs;
   bool if_not_exists = false, if_exists = false;
-  std::vector<std::string> command_config;
+  std::vector<std::string> command_config;  // --command-property items
+  std::string command_config_file;          // --command-config
 };
 
 // Kafka shows a topic's configs that are not defaults, "k=v,k=v".
@@ -105,7 +106,7 @@ int run_topics(const TopicsArgs& a) {
     return fail(kCommand, "--topic is required with --create, --alter and --delete");
   }
   if (a.alter && a.partitions < 1) return fail(kCommand, "--alter needs --partitions N");
-  auto client = open_client(a.bootstrap, a.command_config);
+  auto client = open_client(a.bootstrap, a.command_config_file, a.command_config);
   if (!client.ok()) return fail(kCommand, client.status().message());
   client::SyncClient& c = *client.value();
   const ErrorCode unknown = a.if_exists ? ErrorCode::UNKNOWN_TOPIC_OR_PARTITION : ErrorCode::NONE;
@@ -139,6 +140,8 @@ void add_topics_command(CLI::App& app, CommandResult& result) {
   sub->add_flag("--if-exists", a->if_exists,
                 "With --alter/--delete/--describe: no error if it does not exist");
   sub->add_option("--command-property", a->command_config, "Client property key=value");
+  sub->add_option("--command-config", a->command_config_file,
+                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
   sub->callback([a, &result] { result.exit_code = run_topics(*a); });
 }
 

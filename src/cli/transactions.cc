@@ -25,6 +25,7 @@ constexpr std::string_view kCommand = "transactions";
 struct TransactionsArgs {
   std::string bootstrap;
   std::vector<std::string> command_properties;
+  std::string command_config;  // --command-config FILE
   std::string transactional_id;
   std::string topic;
   std::optional<int32_t> partition, broker_id;
@@ -266,7 +267,7 @@ int find_hanging(client::SyncClient& c, const TransactionsArgs& a) {
 using Action = int (*)(client::SyncClient&, const TransactionsArgs&);
 
 int run(const TransactionsArgs& a, Action action) {
-  auto client = open_client(a.bootstrap, a.command_properties);
+  auto client = open_client(a.bootstrap, a.command_config, a.command_properties);
   if (!client.ok()) return fail(kCommand, client.status().message());
   return action(*client.value(), a);
 }
@@ -284,6 +285,8 @@ void add_transactions_command(CLI::App& app, CommandResult& result) {
       "transactions", "List, describe and abort transactions (like kafka-transactions.sh)");
   add_bootstrap_option(sub, a->bootstrap);
   sub->add_option("--command-property", a->command_properties, "Client property key=value");
+  sub->add_option("--command-config", a->command_config,
+                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
   sub->require_subcommand(1);
   auto action = [&result, a](CLI::App* cmd, Action run_it) {
     cmd->fallthrough();  // --bootstrap-server may follow the subcommand too

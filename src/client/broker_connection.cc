@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/assert.h"
 #include "base/log.h"
 #include "protocol/records/byte_order.h"
 
@@ -52,6 +53,7 @@ asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> BrokerConnection::con
   auto conn = std::make_shared<BrokerConnection>(ex, std::move(options));
   Status s = co_await conn->open(std::move(host), port);
   if (s.ok()) s = co_await conn->negotiate();
+  if (s.ok() && conn->options_.security.uses_sasl()) s = co_await conn->authenticate();
   if (!s.ok()) {
     conn->close(s);
     co_return s;
@@ -91,14 +93,30 @@ asio::awaitable<Status> BrokerConnection::open(std::string host, uint16_t port) 
                      fmt::format("cannot resolve {}: {}", address_, ec.message()));
   }
   co_await asio::async_connect(socket_, endpoints, ec_awaitable(ec));
-  state->first = true;
-  deadline->cancel();
   if (state->second) co_return timed_out();
   if (ec) {
+    state->first = true;
+    deadline->cancel();
     co_return Status(ErrorCode::NETWORK_EXCEPTION,
                      fmt::format("cannot connect to {}: {}", address_, ec.message()));
   }
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  // The TLS handshake is part of connecting: the same deadline covers it (closing the socket
+  // ends the handshake's wait).
+  Status handshake;
+  if (options_.security.uses_tls()) {
+    MIRRA_ASSERT(options_.security.tls_context != nullptr,
+                 "TLS without a context: prepare_client_security() was not called");
+    tls_ = std::make_unique<security::TlsStream>(options_.security.tls_context, socket_);
+    handshake = co_await tls_->connect(host);
+  }
+  state->first = true;
+  deadline->cancel();
+  if (state->second) co_return timed_out();
+  if (!handshake.ok()) {
+    co_return Status(handshake.code(),
+                     fmt::format("{} (broker {})", handshake.message(), address_));
+  }
   auto self = shared_from_this();
   asio::co_spawn(
       ex_, [self]() { return self->read_loop(); }, asio::detached);
@@ -211,11 +229,9 @@ asio::awaitable<void> BrokerConnection::write_queued() {
     Outgoing out = std::move(out_queue_.front());
     out_queue_.pop_front();
     if (out.pending->done) continue;  // timed out or failed while queued
-    asio::error_code ec;
-    co_await asio::async_write(socket_, asio::buffer(out.frame), ec_awaitable(ec));
-    if (ec) {
-      close(Status(ErrorCode::NETWORK_EXCEPTION,
-                   fmt::format("write to {} failed: {}", address_, ec.message())));
+    Status written = co_await write_bytes(out.frame);
+    if (!written.ok()) {
+      close(written);
       break;
     }
     if (!out.expects_response) {
@@ -230,20 +246,47 @@ asio::awaitable<void> BrokerConnection::write_queued() {
   writing_ = false;
 }
 
+asio::awaitable<Status> BrokerConnection::write_bytes(std::span<const uint8_t> bytes) {
+  if (tls_ != nullptr) {
+    Status s = co_await tls_->write_all(bytes);
+    if (!s.ok()) {
+      co_return Status(s.code(), fmt::format("write to {} failed: {}", address_, s.message()));
+    }
+    co_return Status::OK();
+  }
+  asio::error_code ec;
+  co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), ec_awaitable(ec));
+  if (ec) {
+    co_return Status(ErrorCode::NETWORK_EXCEPTION,
+                     fmt::format("write to {} failed: {}", address_, ec.message()));
+  }
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> BrokerConnection::read_bytes(std::span<uint8_t> buf) {
+  if (tls_ != nullptr) {
+    Status s = co_await tls_->read_exact(buf);
+    if (!s.ok()) {
+      co_return Status(s.code(), fmt::format("connection to {} lost: {}", address_, s.message()));
+    }
+    co_return Status::OK();
+  }
+  asio::error_code ec;
+  co_await asio::async_read(socket_, asio::buffer(buf.data(), buf.size()), ec_awaitable(ec));
+  if (!ec) co_return Status::OK();
+  co_return Status(ErrorCode::NETWORK_EXCEPTION,
+                   ec == asio::error::eof
+                       ? fmt::format("connection to {} closed by the broker", address_)
+                       : fmt::format("connection to {} lost: {}", address_, ec.message()));
+}
+
 asio::awaitable<void> BrokerConnection::read_loop() {
-  auto lost = [this](const asio::error_code& ec) {
-    return Status(ErrorCode::NETWORK_EXCEPTION,
-                  ec == asio::error::eof
-                      ? fmt::format("connection to {} closed by the broker", address_)
-                      : fmt::format("connection to {} lost: {}", address_, ec.message()));
-  };
   while (!closed_) {
     uint8_t prefix[protocol::kFrameSizeBytes];
-    asio::error_code ec;
-    co_await asio::async_read(socket_, asio::buffer(prefix), ec_awaitable(ec));
+    Status got = co_await read_bytes(prefix);
     if (closed_) break;
-    if (ec) {
-      close(lost(ec));
+    if (!got.ok()) {
+      close(got);
       break;
     }
     auto size = protocol::read_frame_size(prefix, options_.max_response_bytes);
@@ -254,10 +297,10 @@ asio::awaitable<void> BrokerConnection::read_loop() {
       break;
     }
     RawBytes frame(static_cast<size_t>(size.value()));  // not zeroed: the read fills it
-    co_await asio::async_read(socket_, asio::buffer(frame), ec_awaitable(ec));
+    got = co_await read_bytes(std::span<uint8_t>(frame.data(), frame.size()));
     if (closed_) break;
-    if (ec) {
-      close(lost(ec));
+    if (!got.ok()) {
+      close(got);
       break;
     }
     const int32_t id = static_cast<int32_t>(records::load_be32(frame.data()));

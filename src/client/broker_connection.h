@@ -5,6 +5,10 @@
 // send() at once: requests are written in call order by whichever sender finds the socket idle,
 // responses are matched to their requests by correlation id, so requests are pipelined.
 //
+// Security (client/security.h): with TLS, the handshake follows the TCP connect (SNI and the
+// host check with the host dialled); with SASL, SaslHandshake v1 and SaslAuthenticate follow
+// ApiVersions, before connect() returns the connection.
+//
 // Lifetime: open() negotiates versions with ApiVersions (v3 with the client's software name and
 // version; a broker too old for v3 answers UNSUPPORTED_VERSION with its own range, KIP-511, and
 // the request is retried at that version). After any transport failure the connection is closed
@@ -18,12 +22,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 
 #include "base/asio.h"
 #include "base/raw_bytes.h"
 #include "base/status.h"
 #include "client/api_types.h"
+#include "client/security.h"
 #include "protocol/frame.h"
 
 namespace mirra::client {
@@ -38,6 +44,8 @@ struct ConnectionOptions {
   Millis request_timeout{30000};
   // Largest response frame accepted; a bigger size prefix is treated as a corrupt stream.
   int32_t max_response_bytes = 256 << 20;
+  // TLS and SASL (client/security.h); with TLS, security.tls_context must be made.
+  ClientSecurity security;
 };
 
 // A decoded response. `frame` owns the bytes that RecordsView fields (Fetch records) point into;
@@ -94,6 +102,11 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
 
   asio::awaitable<Status> open(std::string host, uint16_t port);
   asio::awaitable<Status> negotiate();
+  // SaslHandshake v1, then SaslAuthenticate rounds until the mechanism is done.
+  asio::awaitable<Status> authenticate();
+  // The socket's bytes, through TLS when the connection has it.
+  asio::awaitable<Status> read_bytes(std::span<uint8_t> buf);
+  asio::awaitable<Status> write_bytes(std::span<const uint8_t> bytes);
   Result<Reply<protocol::ApiVersionsResponse>> decode_api_versions(RawBytes frame,
                                                                    int16_t version) const;
   // Writes `frame` (correlation id already in it) and waits for its response frame, or only for
@@ -112,6 +125,7 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
   asio::any_io_executor ex_;
   ConnectionOptions options_;
   asio::ip::tcp::socket socket_;
+  std::unique_ptr<security::TlsStream> tls_;  // over socket_, with TLS only
   std::string address_;
   int32_t next_correlation_id_ = 0;
   std::map<int32_t, std::shared_ptr<Pending>> in_flight_;

@@ -53,6 +53,7 @@ Status status_from(int16_t code, const std::optional<std::string>& message, std:
 Result<std::unique_ptr<Client>> Client::create(asio::any_io_executor ex, ClientOptions options) {
   auto servers = parse_bootstrap_servers(options.bootstrap_servers);
   if (!servers.ok()) return servers.status();
+  if (Status s = prepare_client_security(options.security); !s.ok()) return s;
   return std::unique_ptr<Client>(
       new Client(std::move(ex), std::move(options), std::move(servers.value())));
 }
@@ -74,6 +75,7 @@ ConnectionOptions Client::connection_options() const {
   o.client_id = options_.client_id;
   o.connect_timeout = options_.connect_timeout;
   o.request_timeout = options_.request_timeout;
+  o.security = options_.security;  // the TLS context is shared, not copied
   return o;
 }
 

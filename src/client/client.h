@@ -42,11 +42,15 @@ struct ClientOptions {
   Millis unknown_topic_retry{2000};
   // Metadata requests ask the broker to create unknown topics (Kafka producers do).
   bool allow_auto_topic_creation = false;
+  // TLS and SASL for every connection (client/security.h). create() makes the TLS context
+  // when it is missing; the connections share it.
+  ClientSecurity security;
 };
 
 class Client {
  public:
-  // Fails on an empty or malformed bootstrap list. Connects lazily.
+  // Fails on an empty or malformed bootstrap list, or TLS key or trust stores that cannot be
+  // loaded. Connects lazily.
   static Result<std::unique_ptr<Client>> create(asio::any_io_executor ex, ClientOptions options);
   ~Client();
   Client(const Client&) = delete;

@@ -45,9 +45,11 @@ class ClientSourceConnection : public SourceConnection {
 
 Result<std::unique_ptr<client::Client>> make_client(asio::any_io_executor core,
                                                     const std::string& bootstrap_servers,
+                                                    const client::ClientSecurity& security,
                                                     const std::string& client_id,
                                                     std::chrono::milliseconds retry_timeout) {
   client::ClientOptions o;
+  o.security = security;
   o.bootstrap_servers = bootstrap_servers;
   o.client_id = client_id;
   o.retry_timeout = retry_timeout;
@@ -58,7 +60,7 @@ Result<std::unique_ptr<client::Client>> make_client(asio::any_io_executor core,
 
 Result<std::unique_ptr<SourceConnection>> ClientMirrorSource::connect(
     const std::string& client_id, std::chrono::milliseconds retry_timeout) {
-  auto c = make_client(core_, bootstrap_servers_, client_id, retry_timeout);
+  auto c = make_client(core_, bootstrap_servers_, security_, client_id, retry_timeout);
   if (!c.ok()) return c.status();
   client::Client& ref = *c.value();
   return std::unique_ptr<SourceConnection>(
@@ -67,7 +69,8 @@ Result<std::unique_ptr<SourceConnection>> ClientMirrorSource::connect(
 
 Result<std::unique_ptr<client::Client>> ClientMirrorSource::admin_client(
     const std::string& client_id) const {
-  return make_client(core_, bootstrap_servers_, client_id, std::chrono::milliseconds(5000));
+  return make_client(core_, bootstrap_servers_, security_, client_id,
+                     std::chrono::milliseconds(5000));
 }
 
 std::unique_ptr<SourceConnection> ClientMirrorSource::borrow(client::Client& client) {

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "cluster/topic_config.h"
+#include "mirror/mirror_secrets.h"
 
 namespace mirra::mirror {
 namespace {
@@ -87,13 +88,15 @@ asio::awaitable<Status> MirrorAdmin::create(
   if (Status s = validate_mirror_name(name); !s.ok()) co_return s;
   auto valid = validate_mirror_configs(configs);
   if (!valid.ok()) co_return valid.status();
+  auto sealed = seal_mirror_secrets(valid.value(), encoder_);
+  if (!sealed.ok()) co_return sealed.status();
   auto build = [&](const metadata::MetadataImage& image) -> Result<Records> {
     if (image.mirror(name) != nullptr) {
       return Status(ErrorCode::MIRROR_ALREADY_EXISTS,
                     fmt::format("mirror '{}' already exists", name));
     }
     if (validate_only) return Records{};
-    return Records{metadata::MirrorRecord{name, {valid->begin(), valid->end()}}};
+    return Records{metadata::MirrorRecord{name, {sealed->begin(), sealed->end()}}};
   };
   Status s = co_await store_.change(build);
   if (s.ok() && !validate_only) {
@@ -113,12 +116,21 @@ asio::awaitable<Status> MirrorAdmin::alter_configs(
     if (m == nullptr) {
       return Status(ErrorCode::UNKNOWN_MIRROR, fmt::format("mirror '{}' does not exist", name));
     }
-    auto altered = altered_mirror_configs(m->configs, changes);
+    // The secrets being replaced or removed need not decrypt: that is how a mirror stored
+    // under another password.encoder.secret is repaired.
+    std::set<std::string> replaced;
+    for (const auto& change : changes) replaced.insert(change.first);
+    auto current = open_mirror_secrets(m->configs, encoder_, replaced);
+    if (!current.ok()) return current.status();
+    auto altered = altered_mirror_configs(current.value(), changes);
     if (!altered.ok()) return altered.status();
     next = std::move(altered.value());
+    auto sealed = seal_mirror_secrets(next, encoder_);
+    if (!sealed.ok()) return sealed.status();
     if (validate_only) return Records{};
     // The remembered topic patterns are not configs: they stay (§8).
-    return Records{metadata::MirrorRecord{name, {next.begin(), next.end()}, m->topic_patterns}};
+    return Records{
+        metadata::MirrorRecord{name, {sealed->begin(), sealed->end()}, m->topic_patterns}};
   };
   Status s = co_await store_.change(build);
   if (s.ok() && !validate_only) {

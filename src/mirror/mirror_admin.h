@@ -21,6 +21,7 @@
 #include "cluster/metadata_store.h"
 #include "mirror/mirror_config.h"
 #include "mirror/mirror_state_store.h"
+#include "security/password_encoder.h"
 
 namespace mirra::mirror {
 
@@ -51,13 +52,18 @@ int8_t topic_state(const MirrorStateStore& states, const metadata::TopicInfo& to
 
 class MirrorAdmin {
  public:
-  explicit MirrorAdmin(cluster::MetadataStore& store) : store_(store) {}
+  // `encoder` (nullable: no password.encoder.secret) encrypts secret configs in the
+  // MirrorRecord (mirror_secrets.h); it must outlive the admin.
+  explicit MirrorAdmin(cluster::MetadataStore& store,
+                       const security::PasswordEncoder* encoder = nullptr)
+      : store_(store), encoder_(encoder) {}
 
   // Called after each change that was written (not for validate_only, nor for a refused
   // change), once the image shows it.
   void on_change(std::function<void()> hook) { on_change_ = std::move(hook); }
 
-  // INVALID_MIRROR_NAME, INVALID_CONFIG (mirror_config.h), MIRROR_ALREADY_EXISTS; with
+  // INVALID_MIRROR_NAME, INVALID_CONFIG (mirror_config.h; a secret without an encoder),
+  // MIRROR_ALREADY_EXISTS; secrets are written encrypted; with
   // `validate_only` nothing is written.
   asio::awaitable<Status> create(
       const std::string& name,
@@ -78,6 +84,7 @@ class MirrorAdmin {
   void changed() const;
 
   cluster::MetadataStore& store_;
+  const security::PasswordEncoder* encoder_;
   std::function<void()> on_change_;
   ThreadOwner owner_;  // the core thread
 };

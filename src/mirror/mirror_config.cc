@@ -11,6 +11,8 @@
 
 #include "client/security.h"
 #include "client/types.h"
+#include "security/secrets.h"
+#include "security/tls.h"
 
 namespace mirra::mirror {
 namespace {
@@ -84,37 +86,39 @@ Status bootstrap_list(const std::string& key, const std::string& value) {
   return Status::OK();
 }
 
+// Security keys are checked together by client::read_client_security() (check_security),
+// since what one allows depends on the others.
 const std::vector<KeySpec>& key_specs() {
-  static const std::vector<KeySpec> specs = {
-      {"bootstrap.servers", "", bootstrap_list, Kind::kList},
-      {"security.protocol", "PLAINTEXT",
-       one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
-      {"sasl.mechanism", "PLAIN", one_of({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})},
-      {"sasl.jaas.config", "", any_value},
-      {"sasl.username", "", any_value},
-      {"sasl.password", "", any_value},
-      {"ssl.truststore.location", "", any_value},
-      {"ssl.truststore.certificates", "", any_value},
-      {"ssl.truststore.password", "", any_value},
-      {"ssl.truststore.type", "PEM", one_of({"PEM", "JKS", "PKCS12"})},
-      {"ssl.keystore.location", "", any_value},
-      {"ssl.keystore.certificate.chain", "", any_value},
-      {"ssl.keystore.key", "", any_value},
-      {"ssl.keystore.password", "", any_value},
-      {"ssl.keystore.type", "PEM", one_of({"PEM", "JKS", "PKCS12"})},
-      {"ssl.key.password", "", any_value},
-      {"ssl.endpoint.identification.algorithm", "https", one_of({"HTTPS", ""})},
-      {"mirror.fetch.max.wait.ms", "500", at_least(0), Kind::kInt},
-      {"mirror.fetch.min.bytes", "1", at_least(0), Kind::kInt},
-      {"mirror.fetch.max.bytes", "1048576", at_least(1), Kind::kInt},
-      {"mirror.fetch.response.max.bytes", "10485760", at_least(1), Kind::kInt},
-      {"mirror.topics.include", ".*", regex_list, Kind::kList},
-      {"mirror.topics.exclude", "__.*", regex_list, Kind::kList},
-      {"mirror.groups.include", ".*", regex_list, Kind::kList},
-      {"mirror.groups.exclude", "", regex_list, Kind::kList},
-      {"mirror.acl.include", "", regex_list, Kind::kList},
-      {"mirror.topic.properties.exclude", "", regex_list, Kind::kList},
-  };
+  static const std::vector<KeySpec> specs = [] {
+    std::vector<KeySpec> v = {
+        {"bootstrap.servers", "", bootstrap_list, Kind::kList},
+        {"security.protocol", "PLAINTEXT",
+         one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})},
+        {"sasl.mechanism", "PLAIN", one_of({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})},
+        {"sasl.jaas.config", "", any_value},
+        {"sasl.username", "", any_value},
+        {"sasl.password", "", any_value},
+        {"mirror.fetch.max.wait.ms", "500", at_least(0), Kind::kInt},
+        {"mirror.fetch.min.bytes", "1", at_least(0), Kind::kInt},
+        {"mirror.fetch.max.bytes", "1048576", at_least(1), Kind::kInt},
+        {"mirror.fetch.response.max.bytes", "10485760", at_least(1), Kind::kInt},
+        {"mirror.topics.include", ".*", regex_list, Kind::kList},
+        {"mirror.topics.exclude", "__.*", regex_list, Kind::kList},
+        {"mirror.groups.include", ".*", regex_list, Kind::kList},
+        {"mirror.groups.exclude", "", regex_list, Kind::kList},
+        {"mirror.acl.include", "", regex_list, Kind::kList},
+        {"mirror.topic.properties.exclude", "", regex_list, Kind::kList},
+    };
+    // The client side's ssl.* keys (ssl.client.auth is the broker's).
+    for (std::string_view key : security::tls_setting_keys()) {
+      if (key == "ssl.client.auth") continue;
+      const char* def = key == "ssl.endpoint.identification.algorithm" ? "https"
+                        : key == "ssl.enabled.protocols"               ? "TLSv1.2,TLSv1.3"
+                                                                       : "";
+      v.push_back({key.data(), def, any_value});
+    }
+    return v;
+  }();
   return specs;
 }
 
@@ -125,20 +129,12 @@ const KeySpec* spec_of(std::string_view key) {
   return nullptr;
 }
 
-// docs/mirroring-design.md §9: the connection to the source is plaintext until TLS and SASL are
-// built, so a mirror asking for either would copy in the clear without authenticating.
-// security.protocol is looked at first: it says what the mirror asked for.
-Status check_honoured(const MirrorConfigs& configs) {
-  if (auto it = configs.find("security.protocol"); it != configs.end()) {
-    if (Status s = client::check_plaintext_setting("mirror config", it->first, it->second);
-        !s.ok()) {
-      return s;
-    }
-  }
-  for (const auto& [key, value] : configs) {
-    if (Status s = client::check_plaintext_setting("mirror config", key, value); !s.ok()) return s;
-  }
-  return Status::OK();
+// docs/mirroring-design.md §9: the security settings as the source connection will read
+// them, so that a mirror is refused at creation rather than failing later (files are read only
+// when the runner starts).
+Status check_security(const MirrorConfigs& configs) {
+  auto security = client::read_client_security(configs, "mirror config");
+  return security.status();
 }
 
 }  // namespace
@@ -159,11 +155,7 @@ Status validate_mirror_name(std::string_view name) {
   return Status::OK();
 }
 
-bool is_secret(std::string_view key) {
-  return key == "sasl.jaas.config" || key == "sasl.password" || key == "ssl.key.password" ||
-         key == "ssl.keystore.password" || key == "ssl.keystore.key" ||
-         key == "ssl.truststore.password";
-}
+bool is_secret(std::string_view key) { return security::is_secret_setting(key); }
 
 Result<MirrorConfigs> validate_mirror_configs(
     const std::vector<std::pair<std::string, std::optional<std::string>>>& given) {
@@ -187,7 +179,7 @@ Result<MirrorConfigs> validate_mirror_configs(
   if (!out.count("bootstrap.servers")) {
     return Status(ErrorCode::INVALID_CONFIG, "mirror config bootstrap.servers is required");
   }
-  if (Status s = check_honoured(out); !s.ok()) return s;
+  if (Status s = check_security(out); !s.ok()) return s;
   return out;
 }
 

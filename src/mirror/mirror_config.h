@@ -26,8 +26,9 @@ bool is_secret(std::string_view key);
 
 // The configs a mirror is created with: every given key must be known and valid
 // (INVALID_CONFIG naming the key); bootstrap.servers is required; null values are refused.
-// Settings the source connection cannot honour yet are refused, naming the key: any
-// security.protocol but PLAINTEXT and every ssl.* and sasl.* key (docs/mirroring-design.md §9).
+// The security settings are checked as the source connection reads them
+// (client::read_client_security: ssl.* keys only with TLS, sasl.* keys only with SASL,
+// credentials with SASL; docs/mirroring-design.md §9); no file is read here.
 // Keys not given are left out: defaults() fills them in where they are read.
 Result<MirrorConfigs> validate_mirror_configs(
     const std::vector<std::pair<std::string, std::optional<std::string>>>& given);

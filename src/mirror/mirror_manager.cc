@@ -11,6 +11,7 @@
 #include "cluster/topic_config.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_filters.h"
+#include "mirror/mirror_secrets.h"
 
 namespace mirra::mirror {
 namespace {
@@ -276,8 +277,9 @@ void MirrorManager::sync() {
     if (m == mirrors.end()) {
       it->second->stop();
       stop_sync(it->first);
+      stored_configs_.erase(it->first);
       it = runners_.erase(it);
-    } else if (m->second.configs != it->second->configs()) {
+    } else if (m->second.configs != stored_configs_[it->first]) {
       MIRRA_LOG_INFO("mirror {}: configs changed; reconnecting with them", it->first);
       it->second->stop();
       restarting_.emplace(it->first, it->second);
@@ -292,7 +294,11 @@ void MirrorManager::sync() {
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name) || restarting_.count(name)) continue;
     const MirrorRunnerContext ctx{core_, sink_, config_, node_id_, {}, {}};
-    auto runner = MirrorRunner::create(ctx, name, m.configs);
+    // A secret that does not decrypt (another password.encoder.secret) fails the mirror the
+    // way configs that cannot start do: FAILED partitions, the reason in describe.
+    auto plain = open_mirror_secrets(m.configs, encoder_);
+    auto runner = plain.ok() ? MirrorRunner::create(ctx, name, std::move(plain.value()))
+                             : Result<std::shared_ptr<MirrorRunner>>(plain.status());
     if (!runner.ok()) {
       const Status why(runner.status().code(),
                        fmt::format("mirror {} is not running: {}; change its configs "
@@ -307,6 +313,7 @@ void MirrorManager::sync() {
     runner.value()->start();
     start_sync(name, *runner.value());
     runners_.emplace(name, std::move(runner.value()));
+    stored_configs_.insert_or_assign(name, m.configs);
   }
 }
 
@@ -353,8 +360,9 @@ asio::awaitable<void> MirrorManager::stop() {
 }
 
 void MirrorManager::start_sync(const std::string& name, const MirrorRunner& runner) {
-  auto client = ClientMirrorSource(core_, runner.settings().bootstrap_servers)
-                    .admin_client(sync_client_id(name, node_id_));
+  auto client =
+      ClientMirrorSource(core_, runner.settings().bootstrap_servers, runner.settings().security)
+          .admin_client(sync_client_id(name, node_id_));
   if (!client.ok()) {  // the runner's own clients were made from the same settings
     MIRRA_LOG_ERROR("mirror {}: no sync tasks: {}", name, client.status().message());
     return;

@@ -32,6 +32,7 @@
 #include "mirror/mirror_sink.h"
 #include "mirror/mirror_state_store.h"
 #include "mirror/mirror_sync.h"
+#include "security/password_encoder.h"
 
 namespace mirra::mirror {
 
@@ -103,6 +104,9 @@ class MirrorManager {
                 MirrorBrokerConfig config);
 
   void on_truncation(EndTransactionsHook hook) { end_transactions_ = std::move(hook); }
+  // Decrypts the secrets of mirror configs (mirror_secrets.h); null: the broker has no
+  // password.encoder.secret. Set by the broker before start(); must outlive the manager.
+  void set_password_encoder(const security::PasswordEncoder* encoder) { encoder_ = encoder; }
   // The group coordinator as the groups sync sees it (describe a group, commit as an admin);
   // set by the broker, which owns it.
   void on_groups(GroupHooks hooks) { sync_destination_.set_group_hooks(std::move(hooks)); }
@@ -246,6 +250,10 @@ class MirrorManager {
   bool started_ = false;
   bool stopped_ = false;
   std::map<std::string, std::shared_ptr<MirrorRunner>> runners_;
+  // The configs as stored (secrets encrypted) each runner was made from: a new MirrorRecord
+  // means new configs.
+  std::map<std::string, MirrorConfigs> stored_configs_;
+  const security::PasswordEncoder* encoder_ = nullptr;
   std::map<std::string, std::shared_ptr<MirrorSync>> syncs_;  // one per runner
   // Runners of mirrors whose configs changed, until their loops have ended (no new runner of
   // the mirror may append meanwhile).

@@ -38,7 +38,11 @@ Result<std::shared_ptr<MirrorRunner>> MirrorRunner::create(const MirrorRunnerCon
                                                            MirrorConfigs configs) {
   auto settings = parse_mirror_settings(configs);
   if (!settings.ok()) return settings.status();
-  auto source = std::make_unique<ClientMirrorSource>(ctx.core, settings->bootstrap_servers);
+  // The key and trust stores are read once here; every client of the mirror (fetchers, admin,
+  // sync) shares the context through the settings.
+  if (Status s = client::prepare_client_security(settings->security); !s.ok()) return s;
+  auto source = std::make_unique<ClientMirrorSource>(ctx.core, settings->bootstrap_servers,
+                                                     settings->security);
   auto admin = source->admin_client(admin_client_id(name, ctx.node_id));
   if (!admin.ok()) return admin.status();
   return assemble(ctx, std::move(name), std::move(configs), std::move(settings.value()),

@@ -31,6 +31,9 @@ Result<MirrorSettings> parse_mirror_settings(const MirrorConfigs& configs) {
   s.security_protocol = value_of(configs, "security.protocol");
   std::transform(s.security_protocol.begin(), s.security_protocol.end(),
                  s.security_protocol.begin(), [](unsigned char c) { return std::toupper(c); });
+  auto security = client::read_client_security(configs, "mirror config");
+  if (!security.ok()) return security.status();
+  s.security = std::move(security.value());
   s.fetch_max_wait_ms = int_value(configs, "mirror.fetch.max.wait.ms");
   s.fetch_min_bytes = int_value(configs, "mirror.fetch.min.bytes");
   s.fetch_max_bytes = int_value(configs, "mirror.fetch.max.bytes");

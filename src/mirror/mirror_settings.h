@@ -10,13 +10,17 @@
 #include <string>
 
 #include "base/status.h"
+#include "client/security.h"
 #include "mirror/mirror_config.h"
 
 namespace mirra::mirror {
 
 struct MirrorSettings {
   std::string bootstrap_servers;
-  std::string security_protocol;         // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (upper case)
+  std::string security_protocol;  // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL (upper case)
+  // The source connection's TLS and SASL (secrets in clear: never logged). The TLS context is
+  // made when the runner is built (MirrorRunner::create), not here.
+  client::ClientSecurity security;
   int32_t fetch_max_wait_ms = 0;         // mirror.fetch.max.wait.ms
   int32_t fetch_min_bytes = 0;           // mirror.fetch.min.bytes
   int32_t fetch_max_bytes = 0;           // mirror.fetch.max.bytes: per partition

@@ -17,6 +17,7 @@
 
 #include "base/asio.h"
 #include "base/status.h"
+#include "client/security.h"
 #include "client/types.h"
 
 namespace mirra::client {
@@ -62,8 +63,13 @@ class MirrorSource {
 // The real source: `bootstrap_servers` through client::Client.
 class ClientMirrorSource : public MirrorSource {
  public:
-  ClientMirrorSource(asio::any_io_executor core, std::string bootstrap_servers)
-      : core_(core), bootstrap_servers_(std::move(bootstrap_servers)) {}
+  // `security` with its TLS context made (client::prepare_client_security), shared by every
+  // client this source makes.
+  ClientMirrorSource(asio::any_io_executor core, std::string bootstrap_servers,
+                     client::ClientSecurity security)
+      : core_(core),
+        bootstrap_servers_(std::move(bootstrap_servers)),
+        security_(std::move(security)) {}
   Result<std::unique_ptr<SourceConnection>> connect(
       const std::string& client_id, std::chrono::milliseconds retry_timeout) override;
   // A plain client of the source for the mirror manager's admin calls (adding topics, the
@@ -76,6 +82,7 @@ class ClientMirrorSource : public MirrorSource {
  private:
   asio::any_io_executor core_;
   std::string bootstrap_servers_;
+  client::ClientSecurity security_;
 };
 
 }  // namespace mirra::mirror

@@ -92,10 +92,21 @@ asio::awaitable<Status> Broker::start(bool listen) {
   };
   state_.partitions = partitions_.get();
   state_.topic_admin = topic_admin_.get();
-  mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_);
+  if (!config_.password_encoder_secret.empty()) {
+    auto encoder = security::PasswordEncoder::make(
+        config_.password_encoder_secret, config_.password_encoder_iterations,
+        config_.password_encoder_old_secret.empty()
+            ? std::nullopt
+            : std::optional<std::string>(config_.password_encoder_old_secret));
+    if (!encoder.ok()) co_return encoder.status();
+    password_encoder_.emplace(std::move(encoder.value()));
+  }
+  const security::PasswordEncoder* encoder = password_encoder_ ? &*password_encoder_ : nullptr;
+  mirrors_ = std::make_unique<mirror::MirrorAdmin>(*metadata_, encoder);
   state_.mirrors = mirrors_.get();
   mirror_manager_ = std::make_unique<mirror::MirrorManager>(
       io_.get_executor(), *metadata_, *partitions_, *topic_admin_, config_.node_id, config_.mirror);
+  mirror_manager_->set_password_encoder(encoder);
   state_.mirror_manager = mirror_manager_.get();
   // Every mirror created, altered or deleted re-syncs the runners (a no-op until start()).
   mirrors_->on_change([m = mirror_manager_.get()] { m->sync(); });

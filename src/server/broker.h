@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "base/asio.h"
 #include "base/status.h"
@@ -63,6 +64,8 @@ class Broker {
   std::unique_ptr<txn::ProducerIdManager> producer_ids_;
   std::unique_ptr<cluster::InternalTopic> txn_topic_;
   std::unique_ptr<txn::TxnCoordinator> txn_;
+  // password.encoder.secret's encoder for the mirrors' secrets; nullopt without the secret.
+  std::optional<security::PasswordEncoder> password_encoder_;
   std::unique_ptr<mirror::MirrorAdmin> mirrors_;
   std::unique_ptr<mirror::MirrorManager> mirror_manager_;
   std::unique_ptr<security::Authorizer> authorizer_;  // null: no authorizer.class.name

@@ -166,6 +166,24 @@ const std::map<std::string, Apply>& broker_keys() {
          c.auto_create_topics_enable = r.value();
          return Status::OK();
        }},
+      {"password.encoder.secret",
+       [](ServerConfig& c, const std::string&, const std::string& v) {
+         c.password_encoder_secret = v;
+         return Status::OK();
+       }},
+      {"password.encoder.old.secret",
+       [](ServerConfig& c, const std::string&, const std::string& v) {
+         c.password_encoder_old_secret = v;
+         return Status::OK();
+       }},
+      {"password.encoder.iterations",
+       int_key(&ServerConfig::password_encoder_iterations, 1024, 1 << 20)},
+      // Mirra has Kafka's default only (security/password_encoder.h).
+      {"password.encoder.keyfactory.algorithm",
+       [](ServerConfig&, const std::string& k, const std::string& v) {
+         if (trim(v) == "PBKDF2WithHmacSHA512") return Status::OK();
+         return invalid(k, v, "only PBKDF2WithHmacSHA512 is supported");
+       }},
       {"listeners",
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_listeners(k, v);

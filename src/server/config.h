@@ -56,8 +56,13 @@ struct ServerConfig {
   // files open at once (storage/file_cache.h); 0 = half the process's RLIMIT_NOFILE.
   int64_t log_open_files_max = 0;
   mirror::MirrorBrokerConfig mirror;  // mirror.* (every mirror's runtime)
-  groups::GroupConfig groups;         // group.*, offsets.* (the group coordinator)
-  txn::TxnConfig txn;  // transaction.*, transactional.* (the transaction coordinator)
+  // password.encoder.* (Kafka's names): the secrets of mirror configs are stored encrypted
+  // with this secret (security/password_encoder.h); empty: mirrors with secrets are refused.
+  std::string password_encoder_secret;
+  std::string password_encoder_old_secret;  // decodes values stored before a rotation
+  int32_t password_encoder_iterations = 4096;
+  groups::GroupConfig groups;  // group.*, offsets.* (the group coordinator)
+  txn::TxnConfig txn;          // transaction.*, transactional.* (the transaction coordinator)
   // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.
   std::map<std::string, std::string> topic_defaults;
 };

@@ -56,13 +56,13 @@ def advertised_keys(port):
 
 def test_create_list_delete_and_restart(server, tmp_path):
     assert {94, 98, 104} <= advertised_keys(server.port)
-    # Credentials are refused until the source connection can use them
-    # (docs/mirroring-design.md §9); the secret stays out of the answer and the log.
+    # Credentials without SASL are refused (the connection would not use them); the secret
+    # stays out of the answer and the log.
     sasl = config_file(tmp_path, "sasl.properties",
                        "bootstrap.servers=src1:9092\nsecurity.protocol=PLAINTEXT\n"
                        f"sasl.username=mirror\nsasl.password={SECRET}\n")
     r = mirror(server, "--create", "--mirror", "dr", "--mirror-config", sasl)
-    assert_one_line_error(r, "not supported yet")
+    assert_one_line_error(r, "sasl.password needs security.protocol SASL_PLAINTEXT or SASL_SSL")
     assert SECRET not in r.stderr
     cfg = config_file(tmp_path, "dr.properties",
                       "# the source\nbootstrap.servers=src1:9092,src2:9092\n"
@@ -95,9 +95,9 @@ def test_bad_names_and_configs(server, tmp_path):
     cases = [
         ("security.protocol=TLS\nbootstrap.servers=h:1\n", "security.protocol"),
         ("security.protocol=SASL_SSL\nbootstrap.servers=h:1\n",
-         "security.protocol=SASL_SSL is not supported yet"),
+         "security.protocol=SASL_SSL needs credentials"),
         ("bootstrap.servers=h:1\nssl.truststore.location=/ca.pem\n",
-         "ssl.truststore.location is not supported yet"),
+         "ssl.truststore.location needs security.protocol SSL or SASL_SSL"),
         ("bootstrap.servers=h:1\nno.such=1\n", "unknown mirror config 'no.such'"),
         ("security.protocol=SSL\n", "bootstrap.servers is required"),
         ("bootstrap.servers=h:1\nmirror.fetch.max.bytes=0\n", "mirror.fetch.max.bytes"),
@@ -154,7 +154,7 @@ def test_mirror_configs_through_describe_and_alter_configs(server, tmp_path):
     assert err == INVALID_CONFIG and "bootstrap.servers is required" in msg, msg
     err, msg = alter([("no.such.key", SET, "1")])
     assert err == INVALID_CONFIG and "no.such.key" in msg, msg
-    # Credentials the source connection cannot use yet (§9): refused, the secret not echoed.
+    # Credentials the source connection would not use (no SASL): refused, the secret not echoed.
     err, msg = alter([("sasl.password", SET, SECRET)])
     assert err == INVALID_CONFIG and "sasl.password" in msg and SECRET not in msg, msg
     err, msg = incremental_alter(server.port, [(MIRROR_RESOURCE, "nope", [])])[

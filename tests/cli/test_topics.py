@@ -76,17 +76,26 @@ def test_bootstrap_server_is_required():
 
 def test_security_properties_are_refused_not_ignored(server, tmp_path):
     """Issue 15 point 3, the same class for the tools: a client asked for TLS or SASL connected
-    in the clear, unauthenticated, without a word. The connection is plaintext only
-    (docs/mirroring-design.md §9), so such properties are refused naming the key, the secret's
-    value never shown; PLAINTEXT is accepted."""
-    for prop, says in [("security.protocol=SASL_SSL", "security.protocol=SASL_SSL"),
-                       ("sasl.password=hunter2", "client property sasl.password"),
-                       ("ssl.truststore.location=/ca.pem", "ssl.truststore.location")]:
+    in the clear, unauthenticated, without a word. Properties the connection would not honour
+    (sasl.* without SASL, ssl.* without TLS, unknown ones) are refused naming the key, the
+    secret's value never shown; TLS to a plaintext listener fails the handshake, never falls
+    back; PLAINTEXT is accepted. (Working TLS and SASL: tests/interop/test_mirroring_secure.py.)"""
+    for prop, says in [("security.protocol=TLS", "security.protocol=TLS"),
+                       ("sasl.password=hunter2", "client property sasl.password needs"),
+                       ("ssl.truststore.location=/ca.pem", "ssl.truststore.location needs")]:
         r = topics(server, "--list", "--command-property", prop)
-        assert_one_line_error(r, says, "not supported yet")
+        assert_one_line_error(r, says)
         assert "hunter2" not in r.stderr
+    r = topics(server, "--list", "--command-property", "security.protocol=SASL_SSL",
+               "--command-property", "sasl.username=u", "--command-property",
+               "sasl.password=hunter2", "--command-property", "sasl.kerberos.service.name=k")
+    assert_one_line_error(r, "sasl.kerberos.service.name is not supported")
+    assert "hunter2" not in r.stderr
     cfg = tmp_path / "client.properties"
     cfg.write_text("security.protocol=SSL\n")
-    assert_one_line_error(mirra("mirror", "--bootstrap-server", server.bootstrap, "--list",
-                                "--command-config", str(cfg)), "security.protocol=SSL")
+    r = mirra("mirror", "--bootstrap-server", server.bootstrap, "--list",
+              "--command-config", str(cfg))
+    assert_one_line_error(r, "TLS handshake failed")
+    r = topics(server, "--list", "--command-config", str(cfg))
+    assert_one_line_error(r, "TLS handshake failed")
     ok(topics(server, "--list", "--command-property", "security.protocol=plaintext"))

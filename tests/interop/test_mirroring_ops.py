@@ -317,10 +317,11 @@ def rename_stored_mirror_key(broker, old, new):
 def test_security_settings_the_source_connection_cannot_honour_are_refused(make_broker,
                                                                           tmp_path):
     """Issue 15 point 3: a mirror created with security.protocol=SASL_SSL and credentials was
-    accepted and copied in plaintext without authenticating. Until TLS and SASL are built
-    (docs/mirroring-design.md §9) they are refused, naming the key, at create and alter; a
-    mirror stored with such a config never runs in plaintext: its partitions are FAILED with the
-    reason until its configs are fixed."""
+    accepted and copied in plaintext without authenticating. Security settings the connection
+    would not honour (sasl.* without SASL, ssl.* without TLS) and secrets the broker cannot
+    store encrypted (no password.encoder.secret) are refused, naming the key, at create and
+    alter; a mirror stored with such a config never runs in plaintext: its partitions are
+    FAILED with the reason until its configs are fixed. (Secure links: test_mirroring_secure.)"""
     src = make_broker(name="source")
     dst = make_broker(name="destination")
     create_topic(src, "sec", 1)
@@ -329,19 +330,19 @@ def test_security_settings_the_source_connection_cannot_honour_are_refused(make_
     cfg.write_text(f"bootstrap.servers={src.bootstrap}\nsecurity.protocol=SASL_SSL\n"
                    "sasl.mechanism=PLAIN\nsasl.username=u\nsasl.password=never-shown\n")
     r = mirror(dst, "--create", "--mirror", "tls", "--mirror-config", str(cfg))
-    assert_one_line_error(r, "security.protocol=SASL_SSL is not supported yet")
+    assert_one_line_error(r, "sasl.password is a secret", "set password.encoder.secret")
     cfg.write_text(f"bootstrap.servers={src.bootstrap}\nsasl.password=never-shown\n")
     r = mirror(dst, "--create", "--mirror", "tls", "--mirror-config", str(cfg))
-    assert_one_line_error(r, "sasl.password is not supported yet")
+    assert_one_line_error(r, "sasl.password needs security.protocol SASL_PLAINTEXT or SASL_SSL")
     assert "never-shown" not in r.stderr and "never-shown" not in dst.log()
     assert "tls" not in ok(mirror(dst, "--list"))
 
-    # Altering a running mirror to TLS is refused the same way.
+    # Altering a running mirror to settings it would not honour is refused the same way.
     start_mirror(src, dst, tmp_path, "sec", name="old")
     wait_until(lambda: in_sync(src, dst, "sec", 1), STEP, "the plaintext copy")
     key = (MIRROR_RESOURCE, "old")
-    err, msg = incremental_alter(dst.port, [(*key, [("security.protocol", SET, "SSL")])])[key]
-    assert err == INVALID_CONFIG and "security.protocol=SSL" in msg, msg
+    err, msg = incremental_alter(dst.port, [(*key, [("security.protocol", SET, "TLS")])])[key]
+    assert err == INVALID_CONFIG and "'TLS' for mirror config security.protocol" in msg, msg
     err, msg = incremental_alter(
         dst.port, [(*key, [("ssl.truststore.location", SET, "/ca.pem")])])[key]
     assert err == INVALID_CONFIG and "ssl.truststore.location" in msg, msg
@@ -357,7 +358,7 @@ def test_security_settings_the_source_connection_cannot_honour_are_refused(make_
     dst.start()
     wait_until(lambda: rows(dst, "sec")[0]["state"] == "FAILED", STEP, "sec-0 FAILED")
     failed = rows(dst, "sec")[0]
-    assert "ssl.keystore.location is not supported yet" in failed["lastError"], failed
+    assert "ssl.keystore.location needs security.protocol SSL" in failed["lastError"], failed
     dst.wait_for(r"mirror old is not running: .*ssl\.keystore\.location", timeout=STEP,
                  start=dst.run_mark)
     produce(src.bootstrap, "sec", 1, 5, "while-refused")
