@@ -6,7 +6,7 @@ hand-written encoder per API.
 
 Field names become snake_case keys (`PartitionIndex` -> `partition_index`). On write, a key left
 out takes the field's default (`default=`, else zero, "" or an empty array); a field absent from
-the version is skipped. Tagged fields are never written (they all keep their defaults) and are
+the version is skipped. A decoded dict holds exactly the fields of the version. Tagged fields are never written (they all keep their defaults) and are
 read when known. Records are bytes (e.g. kafka-python's DefaultRecordBatchBuilder output).
 
 `Connection` sends requests on one socket (e.g. one authenticated with SASL) and reads the
@@ -234,6 +234,10 @@ def _write_fields(w, msg, fields, values, version):
                 else:
                     w.scalar(f, item, True)
         elif kids is not None:
+            if version in f.nullable:  # a nullable struct: int8 -1 (null) or 1, then it
+                w.b += struct.pack(">b", -1 if value is None else 1)
+                if value is None:
+                    continue
             _write_fields(w, msg, kids, value, version)
         else:
             w.scalar(f, value, not f.flex_none)
@@ -290,11 +294,13 @@ class _Reader:
 
 def _read_fields(r, msg, fields, version):
     out = {}
-    for f in fields:
-        if version in f.versions and f.tag is None:
+    for f in fields:  # a field absent from the version is left out
+        if version not in f.versions:
+            continue
+        if f.tag is None:
             out[f.key] = _read_field(r, msg, f, version)
-        else:
-            out[f.key] = f.default_value()
+        elif version in f.tag_versions:
+            out[f.key] = f.default_value()  # unless the tag section below has it
     if r.flex:
         tagged = {f.tag: f for f in fields if f.tag is not None and version in f.tag_versions}
         n, r.p = read_uvarint(r.d, r.p)
@@ -318,6 +324,8 @@ def _read_field(r, msg, f, version):
             return [_read_fields(r, msg, kids, version) for _ in range(n)]
         return [r.scalar(f, True) for _ in range(n)]
     if kids is not None:
+        if version in f.nullable and r.fixed("b") < 0:
+            return None
         return _read_fields(r, msg, kids, version)
     return r.scalar(f, not f.flex_none)
 
