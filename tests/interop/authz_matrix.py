@@ -111,7 +111,8 @@ class Row:
     turn before `grants`, and the error each leaves. `refused`: alice's error. `ok`: the error
     codes an authorized caller may get (NOT_AUTHZ: anything but an authorization error).
     `setup(env, n)` prepares n's resources as the admin. `verify(who, resp, n, authorized)`,
-    when given, replaces the error-code checks (the APIs that filter rather than refuse)."""
+    when given, replaces the error-code checks (the APIs that filter rather than refuse).
+    `intact(env, n)` checks, as the admin, that a refused call changed nothing."""
     name: str
     key: int
     version: int
@@ -122,6 +123,7 @@ class Row:
     setup: Optional[Callable] = None
     partial: list = field(default_factory=list)
     verify: Optional[Callable] = None
+    intact: Optional[Callable] = None
 
     @property
     def slug(self):
@@ -172,6 +174,40 @@ def both_setups(*fs):
         for f in fs:
             f(env, n)
     return run
+
+
+# --- a refused call changed nothing (checked as the admin) ------------------------------------
+
+def i_no_records(env, n):
+    assert env.offsets(n.topic) == (0, 0), n.topic
+
+
+def i_records_kept(env, n):
+    assert env.offsets(n.topic) == (0, 3), n.topic
+
+
+def i_no_topic(env, n):
+    assert env.partition_count(n.topic) is None, n.topic
+
+
+def i_one_partition(env, n):
+    assert env.partition_count(n.topic) == 1, n.topic
+
+
+def i_group_kept(env, n):
+    assert env.committed(n.group, n.topic) == 1, n.group
+
+
+def i_no_mirror(env, n):
+    assert n.mirror not in env.mirrors()
+
+
+def i_mirror_kept(env, n):
+    assert n.mirror in env.mirrors()
+
+
+def i_no_acl(env, n):
+    assert not env.acls_named(acl_entry(n)["resource_name"])
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -348,7 +384,8 @@ def _rows():
     topic_name = lambda n: n.topic  # noqa: E731
     return [
         # Data path.
-        Row("Produce", 0, 9, produce, T("Write"), TOPIC_AUTHZ, setup=s_topic),
+        Row("Produce", 0, 9, produce, T("Write"), TOPIC_AUTHZ, setup=s_topic,
+            intact=i_no_records),
         Row("Produce transactional", 0, 9, produce_txn, both(X("Write"), T("Write")), TXN_AUTHZ,
             setup=s_txn_partition, partial=[(X("Write"), TOPIC_AUTHZ)]),
         Row("Fetch", 1, 12, fetch, T("Read"), TOPIC_AUTHZ, setup=s_records),
@@ -368,15 +405,16 @@ def _rows():
         # Topic administration.
         Row("CreateTopics", 19, 7, lambda n: {"topics": [
             {"name": n.topic, "num_partitions": 1, "replication_factor": 1}]},
-            T("Create"), TOPIC_AUTHZ),
+            T("Create"), TOPIC_AUTHZ, intact=i_no_topic),
         Row("DeleteTopics", 20, 5, lambda n: {"topic_names": [n.topic], "timeout_ms": 10000},
-            T("Delete"), TOPIC_AUTHZ, setup=s_topic),
+            T("Delete"), TOPIC_AUTHZ, setup=s_topic, intact=i_one_partition),
         Row("CreatePartitions", 37, 3, lambda n: {"topics": [
             {"name": n.topic, "count": 2, "assignments": None}], "timeout_ms": 10000,
-            "validate_only": False}, T("Alter"), TOPIC_AUTHZ, setup=s_topic),
+            "validate_only": False}, T("Alter"), TOPIC_AUTHZ, setup=s_topic,
+            intact=i_one_partition),
         Row("DeleteRecords", 21, 2, lambda n: {"topics": [{"name": n.topic, "partitions": [
             {"partition_index": 0, "offset": 1}]}], "timeout_ms": 10000},
-            T("Delete"), TOPIC_AUTHZ, setup=s_records),
+            T("Delete"), TOPIC_AUTHZ, setup=s_records, intact=i_records_kept),
         Row("DescribeConfigs topic", 32, 4, configs_of(TOPIC, topic_name),
             T("DescribeConfigs"), TOPIC_AUTHZ, setup=s_topic),
         Row("DescribeConfigs broker", 32, 4, configs_of(BROKER, lambda n: ""),
@@ -417,7 +455,7 @@ def _rows():
         Row("ListGroups", 16, 5, lambda n: {}, G("Describe"), None, setup=s_group,
             verify=v_list_groups),
         Row("DeleteGroups", 42, 2, lambda n: {"groups_names": [n.group]}, G("Delete"),
-            GROUP_AUTHZ, setup=s_group),
+            GROUP_AUTHZ, setup=s_group, intact=i_group_kept),
         # Transactions.
         Row("FindCoordinator transaction", 10, 4,
             lambda n: {"key_type": 1, "coordinator_keys": [n.txn]}, X("Describe"), TXN_AUTHZ),
@@ -445,7 +483,7 @@ def _rows():
         Row("DescribeAcls", 29, 3, lambda n: {**acl_filter(n), "pattern_type_filter": 1},
             C("Describe"), CLUSTER_AUTHZ),
         Row("CreateAcls", 30, 3, lambda n: {"creations": [acl_entry(n)]}, C("Alter"),
-            CLUSTER_AUTHZ),
+            CLUSTER_AUTHZ, intact=i_no_acl),
         Row("DeleteAcls", 31, 3, lambda n: {"filters": [acl_filter(n)]}, C("Alter"),
             CLUSTER_AUTHZ),
         Row("DescribeUserScramCredentials", 50, 0, lambda n: {"users": None}, C("Describe"),
@@ -456,9 +494,9 @@ def _rows():
         # Mirroring (docs/mirroring-design.md §9): changes need CLUSTER_ACTION, reads DESCRIBE.
         Row("CreateMirror", 94, 0, lambda n: {"mirror_name": n.mirror, "configs": [
             {"name": "bootstrap.servers", "value": DEAD_SOURCE}]},
-            C("ClusterAction"), CLUSTER_AUTHZ),
+            C("ClusterAction"), CLUSTER_AUTHZ, intact=i_no_mirror),
         Row("DeleteMirror", 104, 0, lambda n: {"mirror_name": n.mirror}, C("ClusterAction"),
-            CLUSTER_AUTHZ, setup=s_mirror),
+            CLUSTER_AUTHZ, setup=s_mirror, intact=i_mirror_kept),
         Row("AddTopicsToMirror", 95, 0, mirror_topics, C("ClusterAction"), CLUSTER_AUTHZ,
             ok=NOT_AUTHZ, setup=s_mirror),
         Row("RemoveTopicsFromMirror", 96, 0, mirror_topics, C("ClusterAction"), CLUSTER_AUTHZ,

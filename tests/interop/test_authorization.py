@@ -114,6 +114,37 @@ class Env:
         self.admin_ok(94, 0, {"mirror_name": name, "configs": [
             {"name": "bootstrap.servers", "value": source}]}, what=name)
 
+    # --- what the admin sees (a refused call changed nothing) ---------------------------------
+
+    def offsets(self, topic):
+        """(log start, log end) of partition 0."""
+        def at(ts):
+            r = self.admin_ok(2, 9, {"replica_id": -1, "topics": [{"name": topic, "partitions": [
+                {"partition_index": 0, "timestamp": ts}]}], "timeout_ms": 5000}, what=topic)
+            return r["topics"][0]["partitions"][0]["offset"]
+        return at(-2), at(-1)
+
+    def partition_count(self, topic):
+        """Partitions of `topic`, None if it does not exist."""
+        r = self.admin_ok(3, 12, {"topics": [{"name": topic}], "allow_auto_topic_creation": False},
+                          ok=(0, 3), what=topic)
+        (t,) = r["topics"]
+        return None if t["error_code"] == 3 else len(t["partitions"])
+
+    def committed(self, group, topic):
+        r = self.admin_ok(9, 8, {"groups": [{"group_id": group, "topics": [
+            {"name": topic, "partition_indexes": [0]}]}]}, what=group)
+        return r["groups"][0]["topics"][0]["partitions"][0]["committed_offset"]
+
+    def mirrors(self):
+        return {x["name"] for x in self.admin_ok(98, 0, {})["mirrors"]}
+
+    def acls_named(self, name):
+        r = self.admin_ok(29, 3, {"resource_type_filter": 1, "resource_name_filter": name,
+                                  "pattern_type_filter": 1, "principal_filter": None,
+                                  "host_filter": None, "operation": 1, "permission_type": 1})
+        return r["resources"]
+
     # --- ACLs ---------------------------------------------------------------------------------
 
     def acls(self, *args):
@@ -245,8 +276,10 @@ def test_matrix(e, row):
             row.setup(e, n)
 
     refused = row.refused  # None: the row filters (its verify() checks what alice sees)
-    check(e, row, "alice", names["alice"], refused)
-    check(e, row, "bob", names["bob"], refused)
+    for who in ("alice", "bob"):
+        check(e, row, who, names[who], refused)
+        if row.intact is not None:
+            row.intact(e, names[who])
 
     bob = names["bob"]
     granted = []
