@@ -297,6 +297,9 @@ def test_matrix(e, row):
         e.revoke("User:bob", granted)
 
     check(e, row, "admin", names["admin"], "ok")
+    for mirror in e.mirrors():  # the row's mirrors (of a dead source) go, to keep the log quiet
+        if mirror.startswith(f"az-m-{row.slug}-"):
+            e.admin_ok(104, 0, {"mirror_name": mirror}, what=mirror)
 
 
 # --- the authorizer's rules through real requests ------------------------------------------------
@@ -547,17 +550,19 @@ def test_kafka_python_admin(e):
         return KafkaAdminClient(bootstrap_servers=e.sasl_bootstrap, security_protocol=SASL,
                                 sasl_mechanism="PLAIN", sasl_plain_username=who,
                                 sasl_plain_password=PASSWORDS[who], request_timeout_ms=15000)
+    e.create_topic("az-kp-hidden")
     a = admin("alice")
     try:
         with pytest.raises(TopicAuthorizationFailedError):
             a.create_topics([NewTopic("az-kp-alice", 1, 1)])
-        assert "az-confluent" not in a.list_topics()
+        assert a.list_topics() == []
     finally:
         a.close()
+    assert e.partition_count("az-kp-alice") is None
     root = admin("admin")
     try:
         root.create_topics([NewTopic("az-kp-admin", 1, 1)])
-        assert "az-kp-admin" in root.list_topics()
+        assert {"az-kp-admin", "az-kp-hidden"} <= set(root.list_topics())
     finally:
         root.close()
 
