@@ -542,6 +542,40 @@ def test_confluent_kafka_producer_and_consumer(e):
         e.revoke("User:bob", grants)
 
 
+def confluent_admin_error(future):
+    """The KafkaError code a confluent-kafka AdminClient future fails with (None: it worked)."""
+    from confluent_kafka import KafkaException
+    try:
+        future.result(timeout=15)
+        return None
+    except KafkaException as err:
+        return err.args[0].code()
+
+
+def test_confluent_kafka_admin_client(e):
+    from confluent_kafka import KafkaError
+    from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, NewTopic
+    e.create_topic("az-ca")
+    e.produce("az-ca", [b"a"])
+    e.commit("az-ca-group", "az-ca", 1)
+
+    def admin(who):
+        return AdminClient(confluent_conf(e, who))
+    for who, topic_err, cluster_err in (("alice", KafkaError.TOPIC_AUTHORIZATION_FAILED,
+                                         KafkaError.CLUSTER_AUTHORIZATION_FAILED),
+                                        ("admin", None, None)):
+        a = admin(who)
+        (f,) = a.create_topics([NewTopic(f"az-ca-{who}", 1, 1)]).values()
+        assert confluent_admin_error(f) == topic_err, who
+        (f,) = a.create_partitions([NewPartitions("az-ca", 2 if who == "admin" else 3)]).values()
+        assert confluent_admin_error(f) == topic_err, who
+        (f,) = a.describe_configs([ConfigResource(ConfigResource.Type.BROKER, "1")]).values()
+        assert confluent_admin_error(f) == cluster_err, who
+        groups = {g.id for g in a.list_groups(timeout=15)}
+        assert ("az-ca-group" in groups) == (who == "admin"), (who, groups)
+    assert e.partition_count("az-ca-alice") is None and e.partition_count("az-ca") == 2
+
+
 def test_kafka_python_admin(e):
     from kafka.admin import KafkaAdminClient, NewTopic
     from kafka.errors import TopicAuthorizationFailedError
