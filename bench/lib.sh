@@ -1,9 +1,9 @@
-# Shell pieces shared by the benchmark scripts (bench/broker/run.sh, bench/mirror/run.sh):
-# sourced, never run. The machine's limits, brokers on loopback with temporary data, CPU (user
-# and system apart) read from /proc, and the round count. The reports they print are
-# bench/report_lib.py's. Expects `set -euo pipefail`, the checkout as the working directory, and
-# $bench_tmp (a temporary directory the caller removes) set before bench_limits or
-# bench_start_broker.
+# Shell pieces shared by the benchmark scripts (bench/broker/run.sh, bench/mirror/run.sh,
+# bench/security/run.sh): sourced, never run. The machine's limits, brokers on loopback with
+# temporary data, CPU (user and system apart) read from /proc, and the round count. The reports
+# they print are bench/report_lib.py's. Expects `set -euo pipefail`, the checkout as the working
+# directory, and $bench_tmp (a temporary directory the caller removes) set before bench_limits
+# or bench_start_broker.
 
 bench_pids=()  # every process started here, killed by bench_kill_all
 
@@ -111,29 +111,44 @@ bench_limits() {  # build dir
 # ---- brokers ----
 
 # Starts `mirra server` on a free loopback port with its data in $bench_tmp/NAME and its log in
-# $bench_tmp/NAME.log; sets NAME_pid and NAME_bootstrap. Extra arguments go to the server.
+# $bench_tmp/NAME.log; sets NAME_pid and NAME_bootstrap (the PLAINTEXT listener's host:port).
+# Extra arguments go to the server. bench_listeners, when set (e.g. for the call only:
+# `bench_listeners=PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0 bench_start_broker ...`), is
+# the `listeners` value instead of one PLAINTEXT listener; it must include a PLAINTEXT one, and
+# bench_listener gives the others' addresses. Returns once every listener has logged its port.
 bench_start_broker() {  # mirra binary, name, [server arguments...]
   local mirra=$1 name=$2; shift 2
-  local log=$bench_tmp/$name.log pid bootstrap=
+  local log=$bench_tmp/$name.log pid bootstrap= want listening=0
+  local listeners=${bench_listeners:-PLAINTEXT://127.0.0.1:0}
+  want=$(tr ',' '\n' <<<"$listeners" | grep -c .)
   "$mirra" server --override log.dirs="$bench_tmp/$name" \
-    --override listeners=PLAINTEXT://127.0.0.1:0 "$@" >"$log" 2>&1 &
+    --override listeners="$listeners" "$@" >"$log" 2>&1 &
   pid=$!
   bench_pids+=("$pid")
   for _ in $(seq 100); do
     # The log may not exist yet: the background shell creates it when it gets to run.
-    bootstrap=$(sed -n 's|.*listening on PLAINTEXT://||p' "$log" 2>/dev/null | head -1) || true
-    [ -n "$bootstrap" ] && break
+    listening=$(grep -c 'listening on [A-Za-z0-9_]*://' "$log" 2>/dev/null) || true
+    [ "${listening:-0}" -ge "$want" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
+  [ "${listening:-0}" -ge "$want" ] && bootstrap=$(bench_listener_in "$log" PLAINTEXT)
   if [ -z "$bootstrap" ]; then
-    echo "$0: the $name broker did not start; its log:" >&2
+    echo "$0: the $name broker did not start (or has no PLAINTEXT listener); its log:" >&2
     cat "$log" >&2
     exit 1
   fi
   printf -v "${name}_pid" %s "$pid"
   printf -v "${name}_bootstrap" %s "$bootstrap"
   echo "mirra server '$name' on $bootstrap (data in $bench_tmp/$name)"
+}
+
+# The host:port a started broker's listener bound (its "listening on NAME://" log line).
+bench_listener() {  # broker name, listener name (e.g. SASL_SSL)
+  bench_listener_in "$bench_tmp/$1.log" "$2"
+}
+bench_listener_in() {  # log, listener name
+  sed -n "s|.*listening on $2://||p" "$1" 2>/dev/null | head -1
 }
 
 # SIGTERM, then waits up to 30 s (a clean stop takes well under a second). Returns 1 and shows

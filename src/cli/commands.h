@@ -13,5 +13,6 @@ void add_consume_command(CLI::App& app, CommandResult& result);
 void add_groups_command(CLI::App& app, CommandResult& result);
 void add_transactions_command(CLI::App& app, CommandResult& result);
 void add_mirror_command(CLI::App& app, CommandResult& result);
+void add_configs_command(CLI::App& app, CommandResult& result);
 
 }  // namespace mirra::cli

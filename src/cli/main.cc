@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   mirra::cli::add_groups_command(app, client_command);
   mirra::cli::add_transactions_command(app, client_command);
   mirra::cli::add_mirror_command(app, client_command);
+  mirra::cli::add_configs_command(app, client_command);
   try {
     app.parse(argc, argv);  // client subcommands run from their callbacks
   } catch (const CLI::CallForHelp& e) {

@@ -25,6 +25,7 @@
 #include "base/asio.h"
 #include "client/broker_connection.h"
 #include "client/fetch_sessions.h"
+#include "client/scram_users.h"
 #include "client/types.h"
 
 namespace mirra::client {
@@ -160,6 +161,15 @@ class Client {
   // Every mirror; with `topic_names`, only those holding one of these topics.
   asio::awaitable<Result<std::vector<MirrorListing>>> list_mirrors(
       bool include_topics, std::optional<std::vector<std::string>> topic_names = std::nullopt);
+
+  // ---- SCRAM users (client_scram.cc) ----
+  // The users' mechanisms and iterations (nullopt or empty: every user), sent to any broker.
+  asio::awaitable<Result<std::vector<UserScramCredentials>>> describe_user_scram_credentials(
+      std::optional<std::vector<std::string>> users);
+  // One request; one result per user. Salts and salted passwords are made here (the password
+  // never leaves the client); a user named twice is refused by the broker (DUPLICATE_RESOURCE).
+  asio::awaitable<Result<std::vector<ScramUserResult>>> alter_user_scram_credentials(
+      std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions);
 
   // The connection to a broker by node id (from metadata), opened if needed.
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);

@@ -119,6 +119,16 @@ Status SyncClient::abort_transaction(AbortTransactionSpec spec) {
   return run(client_->abort_transaction(spec));
 }
 
+Result<std::vector<UserScramCredentials>> SyncClient::describe_user_scram_credentials(
+    std::optional<std::vector<std::string>> users) {
+  return run(client_->describe_user_scram_credentials(std::move(users)));
+}
+
+Result<std::vector<ScramUserResult>> SyncClient::alter_user_scram_credentials(
+    std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions) {
+  return run(client_->alter_user_scram_credentials(std::move(deletions), std::move(upsertions)));
+}
+
 Status SyncClient::create_mirror(const std::string& name,
                                  std::vector<std::pair<std::string, std::string>> configs,
                                  bool validate_only) {

@@ -57,6 +57,11 @@ class SyncClient {
       std::vector<TopicPartition> partitions, std::optional<int32_t> broker_id = std::nullopt);
   Status abort_transaction(AbortTransactionSpec spec);
 
+  Result<std::vector<UserScramCredentials>> describe_user_scram_credentials(
+      std::optional<std::vector<std::string>> users);
+  Result<std::vector<ScramUserResult>> alter_user_scram_credentials(
+      std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions);
+
   Status create_mirror(const std::string& name,
                        std::vector<std::pair<std::string, std::string>> configs,
                        bool validate_only = false);

@@ -64,6 +64,9 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return apply_producer_ids(r);
         if constexpr (std::is_same_v<T, MirrorRecord>) return apply_mirror(r);
         if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return apply_remove_mirror(r);
+        if constexpr (std::is_same_v<T, UserScramCredentialRecord>) return apply_scram(r);
+        if constexpr (std::is_same_v<T, RemoveUserScramCredentialRecord>)
+          return apply_remove_scram(r);
       },
       record);
 }
@@ -211,6 +214,7 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   for (const auto& [name, m] : image.mirrors()) {
     out.emplace_back(MirrorRecord{name, {m.configs.begin(), m.configs.end()}, m.topic_patterns});
   }
+  append_scram_records(image, out);
   return out;
 }
 

@@ -44,6 +44,14 @@ struct MirrorInfo {
   std::vector<std::string> topic_patterns = {};  // remembered `--add --topic` patterns (§8)
 };
 
+// A user's SCRAM credential for one mechanism (UserScramCredentialRecord): raw bytes.
+struct ScramCredentialInfo {
+  std::string salt;
+  std::string stored_key;
+  std::string server_key;
+  int32_t iterations = 0;
+};
+
 class MetadataImage {
  public:
   // Offset of the last record applied (-1: none); a snapshot taken now covers up to here.
@@ -62,6 +70,12 @@ class MetadataImage {
   // Sorted by name.
   const std::map<std::string, MirrorInfo, std::less<>>& mirrors() const { return mirrors_; }
   const MirrorInfo* mirror(std::string_view name) const;
+  // SCRAM users: name -> mechanism code (kScramSha256, kScramSha512) -> credential. A user is
+  // listed while it has a credential for at least one mechanism.
+  using ScramUsers = std::map<std::string, std::map<int8_t, ScramCredentialInfo>, std::less<>>;
+  const ScramUsers& scram_users() const { return scram_users_; }
+  // nullptr: the user has no credential for this mechanism.
+  const ScramCredentialInfo* scram_credential(std::string_view user, int8_t mechanism) const;
   // The first producer id never handed out (ProducerIdsRecord); 0 on a new cluster.
   int64_t next_producer_id() const { return next_producer_id_; }
 
@@ -86,7 +100,10 @@ class MetadataImage {
   // - MirrorRecord: a non-empty name; configs with non-empty, unique, sorted keys; topic
   //   patterns non-empty and unique; creates the mirror or replaces all of its configs and
   //   patterns;
-  // - RemoveMirrorRecord: the mirror exists.
+  // - RemoveMirrorRecord: the mirror exists;
+  // - UserScramCredentialRecord: a non-empty name, mechanism 1 or 2, iterations > 0, non-empty
+  //   salt and keys; creates or replaces that user's credential for the mechanism;
+  // - RemoveUserScramCredentialRecord: the user has a credential for the mechanism.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -103,6 +120,8 @@ class MetadataImage {
   Status apply_producer_ids(const ProducerIdsRecord& r);
   Status apply_mirror(const MirrorRecord& r);
   Status apply_remove_mirror(const RemoveMirrorRecord& r);
+  Status apply_scram(const UserScramCredentialRecord& r);  // image_scram.cc
+  Status apply_remove_scram(const RemoveUserScramCredentialRecord& r);
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
@@ -111,12 +130,16 @@ class MetadataImage {
   NodeConfigs node_configs_;
   int64_t next_producer_id_ = 0;
   std::map<std::string, MirrorInfo, std::less<>> mirrors_;
+  ScramUsers scram_users_;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per
 // topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
-// broker configs, the producer ids and the mirrors.
+// broker configs, the producer ids, the mirrors and the SCRAM credentials (by user, then
+// mechanism).
 std::vector<MetadataRecord> image_records(const MetadataImage& image);
+// The SCRAM part of image_records() (image_scram.cc).
+void append_scram_records(const MetadataImage& image, std::vector<MetadataRecord>& out);
 Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
                                          int64_t last_offset);
 

@@ -30,6 +30,10 @@ std::string_view type_name(int16_t type) {
       return "MirrorRecord";
     case kRemoveMirrorRecordType:
       return "RemoveMirrorRecord";
+    case kUserScramCredentialRecordType:
+      return "UserScramCredentialRecord";
+    case kRemoveUserScramCredentialRecordType:
+      return "RemoveUserScramCredentialRecord";
     default:
       return "unknown";
   }
@@ -57,6 +61,10 @@ int16_t type_of(const MetadataRecord& record) {
         if constexpr (std::is_same_v<T, ProducerIdsRecord>) return kProducerIdsRecordType;
         if constexpr (std::is_same_v<T, MirrorRecord>) return kMirrorRecordType;
         if constexpr (std::is_same_v<T, RemoveMirrorRecord>) return kRemoveMirrorRecordType;
+        if constexpr (std::is_same_v<T, UserScramCredentialRecord>)
+          return kUserScramCredentialRecordType;
+        if constexpr (std::is_same_v<T, RemoveUserScramCredentialRecord>)
+          return kRemoveUserScramCredentialRecordType;
       },
       record);
 }
@@ -102,6 +110,21 @@ void write_fields(Writer& w, const MirrorRecord& r) {
 }
 
 void write_fields(Writer& w, const RemoveMirrorRecord& r) { w.write_string(kCompact, r.name); }
+
+// Salt and keys are bytes; a compact string is the same encoding as compact bytes.
+void write_fields(Writer& w, const UserScramCredentialRecord& r) {
+  w.write_string(kCompact, r.name);
+  w.write_int8(r.mechanism);
+  w.write_string(kCompact, r.salt);
+  w.write_string(kCompact, r.stored_key);
+  w.write_string(kCompact, r.server_key);
+  w.write_int32(r.iterations);
+}
+
+void write_fields(Writer& w, const RemoveUserScramCredentialRecord& r) {
+  w.write_string(kCompact, r.name);
+  w.write_int8(r.mechanism);
+}
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -170,6 +193,24 @@ RemoveMirrorRecord read_remove_mirror(Reader& r) {
   return m;
 }
 
+UserScramCredentialRecord read_scram_credential(Reader& r) {
+  UserScramCredentialRecord c;
+  r.read_string(kCompact, c.name);
+  c.mechanism = r.read_int8();
+  r.read_string(kCompact, c.salt);
+  r.read_string(kCompact, c.stored_key);
+  r.read_string(kCompact, c.server_key);
+  c.iterations = r.read_int32();
+  return c;
+}
+
+RemoveUserScramCredentialRecord read_remove_scram_credential(Reader& r) {
+  RemoveUserScramCredentialRecord c;
+  r.read_string(kCompact, c.name);
+  c.mechanism = r.read_int8();
+  return c;
+}
+
 Status corrupt(std::string message) {
   return Status(ErrorCode::CORRUPT_MESSAGE, "metadata record: " + std::move(message));
 }
@@ -214,6 +255,12 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       break;
     case kMirrorRecordType:
       record = read_mirror(r, version);
+      break;
+    case kUserScramCredentialRecordType:
+      record = read_scram_credential(r);
+      break;
+    case kRemoveUserScramCredentialRecordType:
+      record = read_remove_scram_credential(r);
       break;
     default:
       record = read_remove_mirror(r);

@@ -84,15 +84,40 @@ struct RemoveMirrorRecord {
   bool operator==(const RemoveMirrorRecord&) const = default;
 };
 
+// A user's SCRAM credential for one mechanism, created or replaced: what the broker keeps of a
+// password (salt, StoredKey, ServerKey as raw bytes), never the password itself. `mechanism` is
+// the wire code of AlterUserScramCredentials: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+struct UserScramCredentialRecord {
+  std::string name;
+  int8_t mechanism = 0;
+  std::string salt;
+  std::string stored_key;
+  std::string server_key;
+  int32_t iterations = 0;
+
+  bool operator==(const UserScramCredentialRecord&) const = default;
+};
+
+// A user's credential for one mechanism is gone (the user's other mechanism stays).
+struct RemoveUserScramCredentialRecord {
+  std::string name;
+  int8_t mechanism = 0;
+
+  bool operator==(const RemoveUserScramCredentialRecord&) const = default;
+};
+
 using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
-                                    ProducerIdsRecord, MirrorRecord, RemoveMirrorRecord>;
+                                    ProducerIdsRecord, MirrorRecord, RemoveMirrorRecord,
+                                    UserScramCredentialRecord, RemoveUserScramCredentialRecord>;
 
 // Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
 inline constexpr int16_t kTopicRecordType = 2;
 inline constexpr int16_t kPartitionRecordType = 3;
 inline constexpr int16_t kConfigRecordType = 4;
 inline constexpr int16_t kRemoveTopicRecordType = 9;
+inline constexpr int16_t kUserScramCredentialRecordType = 11;
 inline constexpr int16_t kProducerIdsRecordType = 15;
+inline constexpr int16_t kRemoveUserScramCredentialRecordType = 22;
 // Mirra's own records, far above Kafka's metadata record keys.
 inline constexpr int16_t kMirrorRecordType = 1000;
 inline constexpr int16_t kRemoveMirrorRecordType = 1001;
@@ -109,6 +134,10 @@ inline constexpr int16_t kMirrorRecordVersion = 1;
 // ConfigRecord::resource_type values (Kafka's ConfigResource.Type ids).
 inline constexpr int8_t kTopicResource = 2;
 inline constexpr int8_t kBrokerResource = 4;
+
+// UserScramCredentialRecord::mechanism values (the SCRAM admin APIs' codes).
+inline constexpr int8_t kScramSha256 = 1;
+inline constexpr int8_t kScramSha512 = 2;
 
 // Encoding of one record (type, version, fields); decode refuses unknown types, newer
 // versions, truncation and trailing garbage with a CORRUPT_MESSAGE Status saying which.

@@ -32,6 +32,16 @@ Broker::Broker(asio::io_context& io, const LoadedConfig& loaded) : io_(io), conf
   state_.config = &config_;
   state_.log_dir = config_.log_dir;
   state_.static_settings = &static_settings_;
+  // SASL/SCRAM logins read the users' credentials from the metadata image (core thread).
+  state_.scram_credential =
+      [this](const std::string& user,
+             security::ScramMechanism m) -> std::optional<security::ScramCredential> {
+    if (metadata_ == nullptr) return std::nullopt;
+    const metadata::ScramCredentialInfo* c =
+        metadata_->image().scram_credential(user, static_cast<int8_t>(m));
+    if (c == nullptr) return std::nullopt;
+    return security::ScramCredential{c->salt, c->stored_key, c->server_key, c->iterations};
+  };
 }
 
 Broker::~Broker() = default;

@@ -71,6 +71,10 @@ std::vector<Handler> build_table() {
   // Authentication (server/sasl_session.h).
   table[protocol::SaslHandshakeRequest::kApiKey] = &handle_sasl_handshake;
   table[protocol::SaslAuthenticateRequest::kApiKey] = &handle_sasl_authenticate;
+  // SCRAM users (metadata log).
+  table[protocol::DescribeUserScramCredentialsRequest::kApiKey] =
+      &handle_describe_user_scram_credentials;
+  table[protocol::AlterUserScramCredentialsRequest::kApiKey] = &handle_alter_user_scram_credentials;
   return table;
 }
 

@@ -71,4 +71,8 @@ asio::awaitable<HandlerResult> handle_sasl_authenticate(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx);
 
+// SCRAM users in the metadata log.
+asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(RequestContext& ctx);
+
 }  // namespace mirra::server
