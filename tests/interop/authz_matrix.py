@@ -477,8 +477,10 @@ def _rows():
             X("Describe"), TXN_AUTHZ, setup=s_pid),
         Row("ListTransactions", 66, 1, lambda n: {"state_filters": [], "producer_id_filters": []},
             X("Describe"), None, setup=s_pid, verify=v_list_transactions),
-        Row("WriteTxnMarkers", 27, 1, markers, C("ClusterAction"), CLUSTER_AUTHZ, ok=NOT_AUTHZ,
-            setup=s_topic),
+        # Mirra's coordinator writes its own markers: refused from every client, CLUSTER_ACTION
+        # or not (src/server/handlers/write_txn_markers.cc).
+        Row("WriteTxnMarkers", 27, 1, markers, C("ClusterAction"), CLUSTER_AUTHZ,
+            ok={CLUSTER_AUTHZ}, setup=s_topic),
         # ACLs and SCRAM credentials.
         Row("DescribeAcls", 29, 3, lambda n: {**acl_filter(n), "pattern_type_filter": 1},
             C("Describe"), CLUSTER_AUTHZ),

@@ -11,11 +11,13 @@
 #include "protocol/messages/alter_user_scram_credentials.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cluster/metadata_store.h"
 #include "security/scram.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -104,10 +106,22 @@ metadata::MetadataRecord record_of(const std::string& name, const UserChange& c)
 asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(RequestContext& ctx) {
   auto req = decode_body<Request>(ctx);
   if (!req.ok()) co_return req.status();
-  // AUTHORIZATION: ALTER on the CLUSTER resource goes here; without it every user of the
-  // request is answered CLUSTER_AUTHORIZATION_FAILED and nothing changes.
   std::vector<std::pair<std::string, UserChange>> users;
   const Request& r = req.value();
+  // ALTER on the cluster, else every user of the request is refused and nothing changes.
+  if (!authorized_on_cluster(ctx, AclOperation::alter)) {
+    protocol::AlterUserScramCredentialsResponse refused;
+    std::set<std::string> names;
+    for (const auto& d : r.deletions) names.insert(d.name);
+    for (const auto& u : r.upsertions) names.insert(u.name);
+    for (const std::string& name : names) {
+      auto& out = refused.results.emplace_back();
+      out.user = name;
+      out.error_code = error_number(ErrorCode::CLUSTER_AUTHORIZATION_FAILED);
+      out.error_message = cluster_authorization_failed(AclOperation::alter).message();
+    }
+    co_return respond(ctx, refused);
+  }
   cluster::ChangeBuilder build =
       [&](const metadata::MetadataImage& image) -> Result<std::vector<metadata::MetadataRecord>> {
     users = plan(r, image);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cluster/metadata_store.h"
+#include "server/handlers/authorize_ext.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -41,8 +42,10 @@ UserResult describe_user(const std::string& user, const metadata::MetadataImage&
 asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(RequestContext& ctx) {
   auto req = decode_body<protocol::DescribeUserScramCredentialsRequest>(ctx);
   if (!req.ok()) co_return req.status();
-  // AUTHORIZATION: DESCRIBE on the CLUSTER resource goes here; without it the response's
-  // top-level error is CLUSTER_AUTHORIZATION_FAILED and no user is listed.
+  // DESCRIBE on the cluster, else the top-level error and no user.
+  if (auto refused = refuse_unless_on_cluster<DescribeResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
   const metadata::MetadataImage& image = ctx.broker->metadata->image();
   DescribeResponse resp;
   resp.error_message = std::nullopt;

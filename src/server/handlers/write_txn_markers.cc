@@ -2,8 +2,8 @@
 // partition leaders, and Kafka allows it only to principals with CLUSTER_ACTION. On one node
 // Mirra's coordinator writes its markers itself (txn/markers.h), so no client legitimately
 // sends it, and a marker from a client could end any producer's transaction or land in a
-// read-only mirror topic at an offset where its source has a record. Until ACLs exist it is
-// refused from every client, as Kafka refuses a principal without CLUSTER_ACTION:
+// read-only mirror topic at an offset where its source has a record. So it is refused from every
+// client, with or without CLUSTER_ACTION, as Kafka refuses a principal without it:
 // CLUSTER_AUTHORIZATION_FAILED for each partition, nothing written. It stays advertised, as
 // Kafka advertises it. The refusals are logged, at most one line a minute.
 #include "protocol/messages/write_txn_markers.h"
@@ -34,7 +34,7 @@ void log_refusal(const RequestContext& ctx) {
   const uint64_t more = unlogged.exchange(0);
   MIRRA_LOG_WARN(
       "refused WriteTxnMarkers from {} (client id '{}'): an inter-broker API, not open to "
-      "clients until ACLs exist; {} more refused since the last line",
+      "clients; {} more refused since the last line",
       ctx.connection != nullptr ? ctx.connection->peer : std::string("-"),
       ctx.header.client_id.value_or(""), more);
 }
