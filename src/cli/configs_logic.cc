@@ -9,18 +9,13 @@
 #include <openssl/evp.h>
 
 #include "base/parse.h"
+#include "base/text.h"
 
 namespace mirra::cli {
 namespace {
 
 Status invalid(std::string message) {
   return Status(ErrorCode::INVALID_CONFIG, std::move(message));
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
 }
 
 // Splits at commas that are not inside [...], as kafka-configs.sh does.

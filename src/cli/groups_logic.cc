@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/text.h"
 #include "cli/common.h"
 
 namespace mirra::cli {
@@ -21,19 +22,6 @@ Status invalid(std::string message) {
 constexpr std::array<std::string_view, 7> kStates = {
     "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
     "Assigning",          "Reconciling"};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // Options that only mean something with one action: (given, option name, action name).
 struct OnlyWith {

@@ -12,13 +12,8 @@ auto never_misrouted = [](const auto&) { return false; };
 template <typename Acl>
 security::AclBinding binding_of(int8_t type, const std::string& name, int8_t pattern,
                                 const Acl& a) {
-  return security::AclBinding{security::resource_type_from_code(type),
-                              name,
-                              security::pattern_type_from_code(pattern),
-                              a.principal,
-                              a.host,
-                              security::acl_operation_from_code(a.operation),
-                              security::permission_type_from_code(a.permission_type)};
+  return security::binding_from_codes(type, name, pattern, a.principal, a.host, a.operation,
+                                      a.permission_type);
 }
 
 // A filter's fields into a DescribeAcls request or a DeleteAcls filter.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/text.h"
 #include "security/jaas.h"
 #include "security/sasl.h"
 
@@ -27,13 +28,6 @@ Status invalid(std::string message) {
   return Status(ErrorCode::INVALID_CONFIG, std::move(message));
 }
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return out;
-}
-
 bool is_java_only(std::string_view key) {
   return std::find(kJavaOnlySslKeys.begin(), kJavaOnlySslKeys.end(), key) != kJavaOnlySslKeys.end();
 }
@@ -49,7 +43,7 @@ bool is_sasl_key(std::string_view key) {
 }
 
 Result<SecurityProtocol> protocol_from(std::string_view what, std::string_view value) {
-  const std::string p = upper(value);
+  const std::string p = to_upper(value);
   if (p == "PLAINTEXT") return SecurityProtocol::plaintext;
   if (p == "SSL") return SecurityProtocol::ssl;
   if (p == "SASL_PLAINTEXT") return SecurityProtocol::sasl_plaintext;

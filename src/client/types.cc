@@ -5,14 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace mirra::client {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 Result<HostPort> parse_host_port(std::string_view item) {
   auto bad = [&](std::string_view why) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "base/text.h"
+
 namespace mirra::groups {
 namespace {
 
@@ -14,13 +16,6 @@ constexpr std::pair<GroupState, std::string_view> kStateNames[] = {
     {GroupState::stable, "Stable"},
     {GroupState::dead, "Dead"},
 };
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool offers(const std::vector<JoinProtocol>& protocols, std::string_view name) {
   return std::any_of(protocols.begin(), protocols.end(),

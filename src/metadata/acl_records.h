@@ -26,6 +26,9 @@ struct AccessControlEntryRecord {
   std::string host;
   int8_t operation = 0;
   int8_t permission_type = 0;
+  // The mirror whose ACL sync created it (version 1), which alone removes it when the source's
+  // ACL is gone (docs/mirroring-design.md §8); empty for an ACL made here (CreateAcls).
+  std::string mirror;
 
   bool operator==(const AccessControlEntryRecord&) const = default;
 };
@@ -39,11 +42,14 @@ struct RemoveAccessControlEntryRecord {
 
 inline constexpr int16_t kAccessControlEntryRecordType = 6;
 inline constexpr int16_t kRemoveAccessControlEntryRecordType = 7;
+// AccessControlEntryRecord: version 1 adds `mirror`. An ACL made here is written as version 0.
+inline constexpr int16_t kAccessControlEntryRecordVersion = 1;
 
 // Field encodings (records.cc frames them with the type and version).
+int16_t acl_record_version(const AccessControlEntryRecord& r);  // the oldest that holds it
 void write_acl_fields(protocol::Writer& w, const AccessControlEntryRecord& r);
 void write_acl_fields(protocol::Writer& w, const RemoveAccessControlEntryRecord& r);
-AccessControlEntryRecord read_access_control_entry(protocol::Reader& r);
+AccessControlEntryRecord read_access_control_entry(protocol::Reader& r, int16_t version);
 RemoveAccessControlEntryRecord read_remove_access_control_entry(protocol::Reader& r);
 
 }  // namespace mirra::metadata

@@ -45,11 +45,14 @@ std::string_view type_name(int16_t type) {
 
 // The newest version of a type this build reads.
 int16_t newest_version(int16_t type) {
-  return type == kMirrorRecordType ? kMirrorRecordVersion : kRecordVersion;
+  if (type == kMirrorRecordType) return kMirrorRecordVersion;
+  if (type == kAccessControlEntryRecordType) return kAccessControlEntryRecordVersion;
+  return kRecordVersion;
 }
 
 // The version a record is written with: the oldest that holds all of it.
 int16_t version_of(const MetadataRecord& record) {
+  if (const auto* a = std::get_if<AccessControlEntryRecord>(&record)) return acl_record_version(*a);
   const auto* m = std::get_if<MirrorRecord>(&record);
   return m != nullptr && !m->topic_patterns.empty() ? kMirrorRecordVersion : kRecordVersion;
 }
@@ -273,7 +276,7 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       record = read_remove_scram_credential(r);
       break;
     case kAccessControlEntryRecordType:
-      record = read_access_control_entry(r);
+      record = read_access_control_entry(r, version);
       break;
     case kRemoveAccessControlEntryRecordType:
       record = read_remove_access_control_entry(r);

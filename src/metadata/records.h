@@ -129,7 +129,7 @@ inline constexpr int16_t kRemoveMirrorRecordType = 1001;
 // ids mirroring rewrites source producers to.
 inline constexpr int64_t kMaxNextProducerId = int64_t{1} << 62;
 // The version every record is written with and the newest one decode accepts, but
-// MirrorRecord's.
+// MirrorRecord's and AccessControlEntryRecord's (acl_records.h).
 inline constexpr int16_t kRecordVersion = 0;
 // MirrorRecord: version 1 adds topic_patterns. A record without patterns is written as version 0,
 // so that a mirror never given a pattern stays readable by a build that knows only version 0.

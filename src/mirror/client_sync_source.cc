@@ -48,6 +48,10 @@ ClientSyncSource::committed_offsets(std::vector<std::string> groups,
   co_return out;
 }
 
+asio::awaitable<Result<std::vector<security::AclBinding>>> ClientSyncSource::acls() {
+  co_return co_await client_->describe_acls(security::AclBindingFilter{});  // matches every ACL
+}
+
 void ClientSyncSource::close() { client_->close(); }
 
 }  // namespace mirra::mirror

@@ -1,6 +1,7 @@
 // ClusterSyncDestination: the sync tasks' destination on this broker (mirror_sync.h): topics
 // added and failed through the mirror manager, topic configs and partitions through topic
-// administration, group offsets through the group coordinator.
+// administration, group offsets through the group coordinator, ACLs in the metadata log (the
+// broker's authorizer follows the image).
 //
 // Threading: the core thread, like the manager that owns it.
 #pragma once
@@ -34,9 +35,15 @@ struct GroupHooks {
 
 class ClusterSyncDestination : public SyncDestination {
  public:
+  // `authorizer`: this broker has one (authorizer.class.name); without, no ACL is synced.
   ClusterSyncDestination(MirrorManager& manager, cluster::MetadataStore& store,
-                         cluster::PartitionManager& partitions, cluster::TopicAdmin& topics)
-      : manager_(manager), store_(store), partitions_(partitions), topics_(topics) {}
+                         cluster::PartitionManager& partitions, cluster::TopicAdmin& topics,
+                         bool authorizer)
+      : manager_(manager),
+        store_(store),
+        partitions_(partitions),
+        topics_(topics),
+        authorizer_(authorizer) {}
 
   // cluster_sync_topics.cc
   asio::awaitable<std::vector<Status>> add_topics(const std::string& mirror,
@@ -58,6 +65,11 @@ class ClusterSyncDestination : public SyncDestination {
   asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
   void set_group_hooks(GroupHooks hooks) { groups_ = std::move(hooks); }
+  // cluster_sync_acls.cc
+  Result<std::vector<DestinationAcl>> acls() const override;
+  asio::awaitable<Status> change_acls(const std::string& mirror,
+                                      std::vector<security::AclBinding> add,
+                                      std::vector<security::AclBinding> remove) override;
 
  private:
   MirrorManager& manager_;
@@ -65,6 +77,7 @@ class ClusterSyncDestination : public SyncDestination {
   cluster::PartitionManager& partitions_;
   cluster::TopicAdmin& topics_;
   GroupHooks groups_;
+  bool authorizer_;
 };
 
 }  // namespace mirra::mirror

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/text.h"
 #include "client/security.h"
 #include "client/types.h"
 #include "security/secrets.h"
@@ -37,8 +38,7 @@ Status any_value(const std::string&, const std::string&) { return Status::OK(); 
 
 Check one_of(std::vector<std::string> allowed) {
   return [allowed](const std::string& key, const std::string& value) {
-    std::string upper = value;
-    std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+    const std::string upper = to_upper(value);
     if (std::find(allowed.begin(), allowed.end(), upper) != allowed.end()) return Status::OK();
     return invalid(key, value, fmt::format("expected one of {}", fmt::join(allowed, ", ")));
   };

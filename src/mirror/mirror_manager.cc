@@ -77,7 +77,7 @@ MirrorManager::MirrorManager(asio::any_io_executor core, cluster::MetadataStore&
       states_(state_topic_),
       writer_(partitions.take_mirror_writer()),
       sink_(store, partitions, writer_, topics, states_),
-      sync_destination_(*this, store, partitions, topics) {
+      sync_destination_(*this, store, partitions, topics, config.authorizer) {
   partitions.set_read_only_check(
       [this](const cluster::Partition& p) { return check_writable(p.topic, p.index); });
 }

@@ -1,8 +1,8 @@
 #include "mirror/mirror_settings.h"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
+
+#include "base/text.h"
 
 namespace mirra::mirror {
 namespace {
@@ -29,8 +29,7 @@ Result<MirrorSettings> parse_mirror_settings(const MirrorConfigs& configs) {
   MirrorSettings s;
   s.bootstrap_servers = value_of(configs, "bootstrap.servers");
   s.security_protocol = value_of(configs, "security.protocol");
-  std::transform(s.security_protocol.begin(), s.security_protocol.end(),
-                 s.security_protocol.begin(), [](unsigned char c) { return std::toupper(c); });
+  s.security_protocol = to_upper(s.security_protocol);
   auto security = client::read_client_security(configs, "mirror config");
   if (!security.ok()) return security.status();
   s.security = std::move(security.value());
@@ -43,6 +42,7 @@ Result<MirrorSettings> parse_mirror_settings(const MirrorConfigs& configs) {
   s.groups_include = value_of(configs, "mirror.groups.include");
   s.groups_exclude = value_of(configs, "mirror.groups.exclude");
   s.topic_properties_exclude = value_of(configs, "mirror.topic.properties.exclude");
+  s.acl_include = value_of(configs, "mirror.acl.include");
   return s;
 }
 

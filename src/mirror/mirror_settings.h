@@ -30,6 +30,7 @@ struct MirrorSettings {
   std::string groups_include;
   std::string groups_exclude;
   std::string topic_properties_exclude;
+  std::string acl_include;  // empty: the ACL sync is off
 };
 
 // The settings of `configs`, checked as CreateMirror checks them (validate_mirror_configs:

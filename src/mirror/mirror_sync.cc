@@ -24,6 +24,8 @@ std::string_view to_string(SyncKind kind) {
       return "partitions";
     case SyncKind::kGroups:
       return "groups";
+    case SyncKind::kAcls:
+      return "acls";
   }
   return "unknown";
 }
@@ -99,8 +101,8 @@ asio::awaitable<void> MirrorSync::run_round() {
     const SteadyTime began = now();
     SyncRound round;
     // Topics, configs and partitions work from the round's Metadata: without it they are not
-    // run, and its error is theirs (describe shows it per kind). Groups need none.
-    const bool needs_metadata = kind != SyncKind::kGroups;
+    // run, and its error is theirs (describe shows it per kind). Groups and ACLs need none.
+    const bool needs_metadata = kind != SyncKind::kGroups && kind != SyncKind::kAcls;
     if (needs_metadata && !round_metadata_.ok()) {
       round.status = Status(round_metadata_.status().code(),
                             "the source's Metadata failed: " + round_metadata_.status().message());
@@ -119,6 +121,9 @@ asio::awaitable<void> MirrorSync::run_round() {
         break;
       case SyncKind::kGroups:
         round = co_await sync_groups();
+        break;
+      case SyncKind::kAcls:
+        round = co_await sync_acls();
         break;
     }
     if (stopping_) co_return;  // a cancelled call is not the source's failure

@@ -1,8 +1,9 @@
 // MirrorSync: one mirror's sync tasks (docs/mirroring-design.md §8). Every
 // `mirror.metadata.refresh.interval.ms` a round runs each kind in turn: topics (new source
 // topics matching the mirror's patterns are added; deleted or recreated ones become FAILED),
-// configs (the source's dynamic topic configs), partitions (partitions added on the source) and
-// groups (consumer-group offsets). Each kind keeps its own status, which describe shows.
+// configs (the source's dynamic topic configs), partitions (partitions added on the source),
+// groups (consumer-group offsets) and ACLs (the source's ACLs matching mirror.acl.include). Each
+// kind keeps its own status, which describe shows.
 //
 // Off the data path: the sync has its own connection to the source
 // (`mirra-mirror-<mirror>-b<node>-sync`) and its own coroutine, so a slow or failing admin call
@@ -34,6 +35,7 @@
 #include "mirror/mirror_settings.h"
 #include "mirror/mirror_sink.h"
 #include "mirror/partition_pipeline.h"  // SteadyTime
+#include "security/acl.h"
 
 namespace mirra::client {
 class Client;
@@ -45,18 +47,19 @@ class PatternList;
 
 // The kinds of sync, in the order a round runs them (topics first: the others work on the
 // topics it leaves). Their numbers are DescribeMirrors' SyncKind.
-enum class SyncKind : int8_t { kTopics = 0, kConfigs = 1, kPartitions = 2, kGroups = 3 };
-inline constexpr std::array<SyncKind, 4> kSyncKinds{SyncKind::kTopics, SyncKind::kConfigs,
-                                                    SyncKind::kPartitions, SyncKind::kGroups};
-// "topics", "configs", "partitions", "groups".
+enum class SyncKind : int8_t { kTopics = 0, kConfigs = 1, kPartitions = 2, kGroups = 3, kAcls = 4 };
+inline constexpr std::array<SyncKind, 5> kSyncKinds{SyncKind::kTopics, SyncKind::kConfigs,
+                                                    SyncKind::kPartitions, SyncKind::kGroups,
+                                                    SyncKind::kAcls};
+// "topics", "configs", "partitions", "groups", "acls".
 std::string_view to_string(SyncKind kind);
 
 // What one kind's part of a round did.
 struct SyncRound {
   Status status;          // OK, or why the round (or part of it) failed
-  int64_t looked_at = 0;  // topics or groups examined
+  int64_t looked_at = 0;  // topics, groups or matching source ACLs examined
   int64_t changed = 0;    // topics added or failed, configs set or removed, partitions added,
-                          // offsets committed
+                          // offsets committed, ACLs created or removed
 };
 
 // One kind's status across rounds (describe, docs/mirroring-design.md §12). Times are wall-clock
@@ -110,6 +113,10 @@ class SyncSource {
       Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
   committed_offsets(std::vector<std::string> groups,
                     std::vector<client::TopicPartition> partitions) = 0;
+  // Every ACL of the source (DescribeAcls matching anything); its refusal (SECURITY_DISABLED:
+  // no authorizer there, CLUSTER_AUTHORIZATION_FAILED: no DESCRIBE on its cluster) as the
+  // Result's error.
+  virtual asio::awaitable<Result<std::vector<security::AclBinding>>> acls() = 0;
   // Ends every call in progress; the source is not used again.
   virtual void close() = 0;
 };
@@ -119,6 +126,12 @@ struct DestinationGroup {
   bool exists = false;
   std::string protocol_type;  // "consumer", "" (offsets only), or another kind's
   size_t members = 0;
+};
+
+// An ACL of the destination and the mirror whose ACL sync made it ("" for one made there).
+struct DestinationAcl {
+  security::AclBinding binding;
+  std::string mirror;
 };
 
 // A destination partition's bounds for clamping synced offsets.
@@ -161,6 +174,15 @@ class SyncDestination {
   // refusal (GROUP_ID_NOT_FOUND, a group with members) as the Status.
   virtual asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) = 0;
+  // Every ACL here with its maker; SECURITY_DISABLED when this broker has no authorizer (as
+  // CreateAcls answers then).
+  virtual Result<std::vector<DestinationAcl>> acls() const = 0;
+  // One change of the ACLs: `add` created as `mirror`'s (an identical ACL held already, by
+  // anyone, is left as it is), and `remove` removed where `mirror` made them (never an ACL made
+  // here or by another mirror).
+  virtual asio::awaitable<Status> change_acls(const std::string& mirror,
+                                              std::vector<security::AclBinding> add,
+                                              std::vector<security::AclBinding> remove) = 0;
 };
 
 struct MirrorSyncContext {
@@ -209,6 +231,7 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
   asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
   asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
   asio::awaitable<SyncRound> sync_groups();      // mirror_sync_groups.cc
+  asio::awaitable<SyncRound> sync_acls();        // mirror_sync_acls.cc
   // One group's offsets (mirror_sync_groups.cc): its status updated, the offsets it committed
   // added to `committed`; its error, if any.
   asio::awaitable<Status> sync_group(const std::string& group,
@@ -269,6 +292,7 @@ class ClientSyncSource : public SyncSource {
   asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
   committed_offsets(std::vector<std::string> groups,
                     std::vector<client::TopicPartition> partitions) override;
+  asio::awaitable<Result<std::vector<security::AclBinding>>> acls() override;
   void close() override;
 
  private:

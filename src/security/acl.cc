@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
+
 namespace mirra::security {
 namespace {
 
@@ -66,12 +68,6 @@ Status invalid(std::string message) {
   return Status(ErrorCode::INVALID_REQUEST, std::move(message));
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 }  // namespace
 
 ResourceType resource_type_from_code(int8_t code) {
@@ -85,6 +81,18 @@ AclOperation acl_operation_from_code(int8_t code) {
 }
 AclPermissionType permission_type_from_code(int8_t code) {
   return from_code<AclPermissionType>(kPermissionNames, code);
+}
+
+AclBinding binding_from_codes(int8_t resource_type, std::string resource_name, int8_t pattern_type,
+                              std::string principal, std::string host, int8_t operation,
+                              int8_t permission_type) {
+  return AclBinding{resource_type_from_code(resource_type),
+                    std::move(resource_name),
+                    pattern_type_from_code(pattern_type),
+                    std::move(principal),
+                    std::move(host),
+                    acl_operation_from_code(operation),
+                    permission_type_from_code(permission_type)};
 }
 
 std::string_view resource_type_name(ResourceType t) {
@@ -227,7 +235,7 @@ Status validate_filter(const AclBindingFilter& f) {
 }
 
 Result<std::optional<AuthorizerConfig>> parse_authorizer_config(const SettingLookup& setting) {
-  const std::string class_name = trim(setting("authorizer.class.name").value_or(""));
+  const std::string class_name(trim(setting("authorizer.class.name").value_or("")));
   if (class_name.empty()) return std::optional<AuthorizerConfig>();
   static constexpr std::array<std::string_view, 3> kAccepted = {
       "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
@@ -242,7 +250,7 @@ Result<std::optional<AuthorizerConfig>> parse_authorizer_config(const SettingLoo
   size_t start = 0;
   while (start <= users.size()) {
     const size_t end = std::min(users.find(';', start), users.size());
-    const std::string user = trim(std::string_view(users).substr(start, end - start));
+    const std::string user(trim(std::string_view(users).substr(start, end - start)));
     if (!user.empty() && !is_valid_principal(user))
       return Status(ErrorCode::INVALID_CONFIG,
                     fmt::format("invalid value '{}' for super.users: '{}' is not a principal of "
@@ -252,8 +260,7 @@ Result<std::optional<AuthorizerConfig>> parse_authorizer_config(const SettingLoo
     start = end + 1;
   }
   if (auto flag = setting("allow.everyone.if.no.acl.found")) {
-    std::string v = trim(*flag);
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string v = to_lower(trim(*flag));
     if (v != "true" && v != "false")
       return Status(ErrorCode::INVALID_CONFIG,
                     fmt::format("invalid value '{}' for allow.everyone.if.no.acl.found: expected "

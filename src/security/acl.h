@@ -104,6 +104,12 @@ struct AclBinding {
   auto operator<=>(const AclBinding&) const = default;
 };
 
+// A binding from the wire codes the ACL APIs and the metadata log's ACL records carry (each
+// read as above: an unknown code as UNKNOWN).
+AclBinding binding_from_codes(int8_t resource_type, std::string resource_name, int8_t pattern_type,
+                              std::string principal, std::string host, int8_t operation,
+                              int8_t permission_type);
+
 // INVALID_REQUEST with a message saying why a binding cannot be created: ANY, MATCH or UNKNOWN
 // values, an empty resource name, a cluster not named kafka-cluster, an operation the resource
 // type does not have, a principal not "Type:name", an empty host.

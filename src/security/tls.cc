@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "security/tls_openssl.h"
 #include "security/tls_stores.h"
 
@@ -24,42 +25,10 @@ Status invalid(std::string message) {
   return Status(ErrorCode::INVALID_CONFIG, std::move(message));
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
-
-// Kafka's lists: comma-separated, blanks around items ignored, empty items dropped.
-std::vector<std::string> split_list(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string item = trim(text.substr(start, comma - start));
-    if (!item.empty()) out.push_back(std::move(item));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // "PEM", "PKCS12" or "" (told from the contents). JKS is Kafka's default and what most
 // existing Kafka setups have, so its refusal says how to convert.
 Result<std::string> store_type(std::string_view key, std::string value) {
-  value = upper(trim(value));
+  value = to_upper(trim(value));
   if (value.empty() || value == "PEM" || value == "PKCS12") return value;
   if (value == "JKS") {
     return invalid(fmt::format(
@@ -71,7 +40,7 @@ Result<std::string> store_type(std::string_view key, std::string value) {
 }
 
 Result<ClientAuth> client_auth_from(std::string value) {
-  value = lower(trim(value));
+  value = to_lower(trim(value));
   if (value == "none" || value.empty()) return ClientAuth::none;
   if (value == "requested") return ClientAuth::requested;
   if (value == "required") return ClientAuth::required;
@@ -82,7 +51,7 @@ Result<ClientAuth> client_auth_from(std::string value) {
 Result<std::vector<std::string>> protocols_from(std::string_view value) {
   std::vector<std::string> out;
   for (const std::string& p : split_list(value)) {
-    const std::string l = lower(p);
+    const std::string l = to_lower(p);
     if (l == "tlsv1.2") {
       out.push_back("TLSv1.2");
     } else if (l == "tlsv1.3") {
@@ -272,7 +241,7 @@ Result<TlsSettings> read_tls_settings(const SettingLookup& get) {
   }
   if (auto v = get("ssl.cipher.suites")) s.cipher_suites = split_list(*v);
   if (auto v = get("ssl.endpoint.identification.algorithm")) {
-    const std::string algorithm = lower(trim(*v));
+    const std::string algorithm = to_lower(trim(*v));
     if (!algorithm.empty() && algorithm != "https") {
       return invalid(fmt::format(
           "ssl.endpoint.identification.algorithm={} is not valid (https, or empty to turn the "

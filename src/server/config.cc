@@ -12,6 +12,7 @@
 
 #include "base/parse.h"
 #include "base/properties.h"
+#include "base/text.h"
 #include "cluster/topic_config.h"
 
 namespace mirra::server {
@@ -22,15 +23,9 @@ Status invalid(const std::string& key, const std::string& value, std::string_vie
                 fmt::format("invalid value '{}' for {}: {}", value, key, why));
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 template <typename T>
 Result<T> parse_int(const std::string& key, const std::string& raw, int64_t min, int64_t max) {
-  const std::string v = trim(raw);
+  const std::string v(trim(raw));
   auto parsed = parse_decimal<int64_t>(v);
   if (!parsed) return invalid(key, raw, "not an integer");
   const int64_t n = *parsed;
@@ -41,8 +36,7 @@ Result<T> parse_int(const std::string& key, const std::string& raw, int64_t min,
 }
 
 Result<bool> parse_bool(const std::string& key, const std::string& raw) {
-  std::string v = trim(raw);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string v = to_lower(trim(raw));
   if (v == "true") return true;
   if (v == "false") return false;
   return invalid(key, raw, "expected true or false");
@@ -282,7 +276,7 @@ Status apply_listener_protocols(const std::map<std::string, std::pair<std::strin
   }
   if (Status s = resolve_protocols(c.advertised_listeners, map.value()); !s.ok()) return s;
   if (auto it = set.find("inter.broker.listener.name"); it != set.end()) {
-    const std::string name = trim(it->second.first);
+    const std::string name(trim(it->second.first));
     const bool known = std::any_of(c.listeners.begin(), c.listeners.end(),
                                    [&](const Listener& l) { return l.name == name; });
     if (!known) {
@@ -316,7 +310,7 @@ Status apply_log_dirs(const std::map<std::string, std::pair<std::string, Source>
   auto it = set.find("log.dirs");
   if (it == set.end()) it = set.find("log.dir");
   if (it == set.end()) return Status::OK();
-  const std::string v = trim(it->second.first);
+  const std::string v(trim(it->second.first));
   if (v.empty()) return invalid(it->first, it->second.first, "empty path");
   if (v.find(',') != std::string::npos) {
     return invalid(it->first, it->second.first, "more than one log directory is not supported yet");
@@ -348,7 +342,7 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
       Status s = it->second(c, key, value);
       if (!s.ok()) return s;
     } else if (topic_default_keys().count(key) != 0) {
-      c.topic_defaults[key] = trim(value);
+      c.topic_defaults[key] = std::string(trim(value));
     } else if (key == "log.retention.ms" || key == "log.retention.minutes" ||
                key == "log.retention.hours" || key == "log.dirs" || key == "log.dir" ||
                accepted_unused_keys().count(key) != 0 || is_security_key(key)) {
@@ -370,6 +364,7 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
       });
   if (!authorizer.ok()) return authorizer.status();
   c.authorizer = std::move(authorizer.value());
+  c.mirror.authorizer = c.authorizer.has_value();  // a mirror's ACL sync needs one
   loaded.set = std::move(set);
   return loaded;
 }
@@ -395,7 +390,7 @@ Result<LoadedConfig> load_config(const std::optional<std::string>& path,
       return Status(ErrorCode::INVALID_CONFIG,
                     fmt::format("bad --override '{}': expected key=value", o));
     }
-    set[trim(o.substr(0, eq))] = {o.substr(eq + 1), Source::kOverride};
+    set[std::string(trim(o.substr(0, eq)))] = {o.substr(eq + 1), Source::kOverride};
   }
   return build_config(std::move(set));
 }

@@ -3,32 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <sstream>
 
+#include "base/parse.h"
+#include "base/text.h"
 #include "security/jaas.h"
 #include "server/config.h"
 
 namespace mirra::server {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::vector<std::string> split_commas(const std::string& value) {
-  std::vector<std::string> out;
-  std::stringstream ss(value);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto b = item.find_first_not_of(" \t");
-    const auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
 
 Status config_error(const Listener& l, std::string what) {
   return Status(ErrorCode::INVALID_CONFIG, fmt::format("listener {}: {}", l.name, what));
@@ -59,7 +41,7 @@ Status add_tls(ListenerSecurity& sec, const std::map<std::string, std::string>& 
 
 Status add_plain_users(ListenerSecurity& sec, const std::map<std::string, std::string>& settings) {
   const Listener& l = sec.listener;
-  const std::string key = fmt::format("listener.name.{}.plain.sasl.jaas.config", lower(l.name));
+  const std::string key = fmt::format("listener.name.{}.plain.sasl.jaas.config", to_lower(l.name));
   auto it = settings.find(key);
   if (it == settings.end()) {
     return config_error(l, fmt::format("PLAIN is enabled but {} is not set (PLAIN users are "
@@ -75,10 +57,35 @@ Status add_plain_users(ListenerSecurity& sec, const std::map<std::string, std::s
   return Status::OK();
 }
 
+// connections.max.reauth.ms of the listener and of each of its mechanisms, where set
+// (docs/security.md "SASL"): an integer >= 0, else INVALID_CONFIG naming the key.
+Status add_reauth(ListenerSecurity& sec, const std::map<std::string, std::string>& settings) {
+  const Listener& l = sec.listener;
+  auto read = [&](const std::string& key, int64_t& out) -> Status {
+    auto it = settings.find(key);
+    if (it == settings.end()) return Status::OK();
+    auto v = parse_decimal<int64_t>(trim(it->second));
+    if (!v || *v < 0) {
+      return config_error(l, fmt::format("{}: '{}' is not an integer >= 0", key, it->second));
+    }
+    out = *v;
+    return Status::OK();
+  };
+  const std::string prefix = fmt::format("listener.name.{}.", to_lower(l.name));
+  if (Status s = read(prefix + "connections.max.reauth.ms", sec.reauth_ms); !s.ok()) return s;
+  for (const std::string& m : sec.sasl_mechanisms) {
+    int64_t ms = sec.reauth_ms;
+    const std::string key = prefix + to_lower(m) + ".connections.max.reauth.ms";
+    if (Status s = read(key, ms); !s.ok()) return s;
+    if (settings.contains(key)) sec.reauth_ms_by_mechanism.emplace(m, ms);
+  }
+  return Status::OK();
+}
+
 Status add_sasl(ListenerSecurity& sec, const std::map<std::string, std::string>& settings) {
   const Listener& l = sec.listener;
   auto enabled = listener_setting(settings, l.name, "sasl.enabled.mechanisms");
-  if (!enabled || split_commas(*enabled).empty()) {
+  if (!enabled || split_list(*enabled).empty()) {
     return config_error(
         l, fmt::format("{} needs sasl.enabled.mechanisms: Kafka's default, GSSAPI, is not "
                        "supported; Mirra has {}",
@@ -86,7 +93,7 @@ Status add_sasl(ListenerSecurity& sec, const std::map<std::string, std::string>&
                        fmt::join(security::supported_sasl_mechanisms(), ", ")));
   }
   const auto& supported = security::supported_sasl_mechanisms();
-  for (const std::string& m : split_commas(*enabled)) {
+  for (const std::string& m : split_list(*enabled)) {
     if (std::find(supported.begin(), supported.end(), m) == supported.end()) {
       return config_error(l, fmt::format("sasl.enabled.mechanisms: {} is not supported (Mirra "
                                          "has {})",
@@ -97,7 +104,7 @@ Status add_sasl(ListenerSecurity& sec, const std::map<std::string, std::string>&
   if (sec.mechanism_enabled("PLAIN")) {
     if (Status s = add_plain_users(sec, settings); !s.ok()) return s;
   }
-  return Status::OK();
+  return add_reauth(sec, settings);
 }
 
 }  // namespace
@@ -106,13 +113,18 @@ bool ListenerSecurity::mechanism_enabled(std::string_view m) const {
   return std::find(sasl_mechanisms.begin(), sasl_mechanisms.end(), m) != sasl_mechanisms.end();
 }
 
+int64_t ListenerSecurity::reauth_ms_for(std::string_view mechanism) const {
+  auto it = reauth_ms_by_mechanism.find(mechanism);
+  return it != reauth_ms_by_mechanism.end() ? it->second : reauth_ms;
+}
+
 std::string ListenerSecurity::mechanisms_text() const {
   return fmt::format("{}", fmt::join(sasl_mechanisms, ","));
 }
 
 std::optional<std::string> listener_setting(const std::map<std::string, std::string>& settings,
                                             std::string_view listener, std::string_view key) {
-  auto it = settings.find(fmt::format("listener.name.{}.{}", lower(std::string(listener)), key));
+  auto it = settings.find(fmt::format("listener.name.{}.{}", to_lower(listener), key));
   if (it != settings.end()) return it->second;
   it = settings.find(std::string(key));
   if (it != settings.end()) return it->second;

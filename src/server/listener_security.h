@@ -33,10 +33,14 @@ struct ListenerSecurity {
   std::optional<security::PrincipalMappingRules> principal_rules;  // SSL
   std::vector<std::string> sasl_mechanisms;                        // SASL_*, as configured
   security::SaslUsers users;                                       // SASL_*
-  int64_t reauth_ms = 0;              // connections.max.reauth.ms; 0: no expiry
+  // connections.max.reauth.ms (0: no expiry), as Kafka reads it: per listener and mechanism
+  // (listener.name.<l>.<mechanism>.connections.max.reauth.ms), per listener, then the broker's.
+  int64_t reauth_ms = 0;
+  std::map<std::string, int64_t, std::less<>> reauth_ms_by_mechanism;  // upper-case mechanism
   int32_t max_receive_size = 524288;  // sasl.server.max.receive.size
 
   bool mechanism_enabled(std::string_view m) const;
+  int64_t reauth_ms_for(std::string_view mechanism) const;
   // "PLAIN,SCRAM-SHA-512", for messages and logs.
   std::string mechanisms_text() const;
 };

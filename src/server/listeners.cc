@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/parse.h"
+#include "base/text.h"
 
 namespace mirra::server {
 namespace {
@@ -15,29 +16,6 @@ namespace {
 Status invalid(const std::string& key, const std::string& value, std::string_view why) {
   return Status(ErrorCode::INVALID_CONFIG,
                 fmt::format("invalid value '{}' for {}: {}", value, key, why));
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
-
-std::vector<std::string> split_commas(const std::string& value) {
-  std::vector<std::string> out;
-  std::stringstream ss(value);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item = trim(item);
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
 }
 
 // Kafka's listener names: letters, digits and underscores.
@@ -77,11 +55,11 @@ std::string Listener::to_string() const {
 
 Result<std::vector<Listener>> parse_listeners(const std::string& key, const std::string& value) {
   std::vector<Listener> out;
-  for (const std::string& item : split_commas(value)) {
+  for (const std::string& item : split_list(value)) {
     const size_t sep = item.find("://");
     if (sep == std::string::npos) return invalid(key, value, "expected NAME://host:port");
     Listener l;
-    l.name = upper(item.substr(0, sep));
+    l.name = to_upper(item.substr(0, sep));
     if (!valid_name(l.name)) {
       return invalid(key, value, "a listener name has only letters, digits and underscores");
     }
@@ -116,11 +94,11 @@ Result<std::map<std::string, SecurityProtocol>> parse_protocol_map(const std::st
     }
     return map;
   }
-  for (const std::string& item : split_commas(value)) {
+  for (const std::string& item : split_list(value)) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos) return invalid(key, value, "expected NAME:PROTOCOL");
-    const std::string name = upper(trim(item.substr(0, colon)));
-    const auto protocol = protocol_from_name(upper(trim(item.substr(colon + 1))));
+    const std::string name = to_upper(trim(item.substr(0, colon)));
+    const auto protocol = protocol_from_name(to_upper(trim(item.substr(colon + 1))));
     if (!valid_name(name)) return invalid(key, value, "bad listener name");
     if (!protocol) {
       return invalid(key, value, "the protocol must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL");

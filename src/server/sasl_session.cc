@@ -60,7 +60,7 @@ Status SaslSession::admit(int16_t api_key, Clock::time_point now) {
     phase_ = Phase::failed;
     return Status(ErrorCode::ILLEGAL_SASL_STATE,
                   fmt::format("SASL session of {} expired (connections.max.reauth.ms={})",
-                              principal_, security_.reauth_ms));
+                              principal_, security_.reauth_ms_for(mechanism_)));
   }
   return Status::OK();
 }
@@ -134,9 +134,10 @@ SaslSession::Step SaslSession::finish(Clock::time_point now) {
   exchange_.reset();
   phase_ = Phase::authenticated;
   Step s;
-  if (security_.reauth_ms > 0) {
-    s.session_lifetime_ms = security_.reauth_ms;
-    expiry_ = now + std::chrono::milliseconds(security_.reauth_ms);
+  const int64_t lifetime_ms = security_.reauth_ms_for(mechanism_);
+  if (lifetime_ms > 0) {
+    s.session_lifetime_ms = lifetime_ms;
+    expiry_ = now + std::chrono::milliseconds(lifetime_ms);
   }
   return s;
 }

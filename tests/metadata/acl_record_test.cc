@@ -14,12 +14,12 @@ using testing::apply_all;
 Uuid acl_id(uint64_t n) { return Uuid::from_bits(0xac1, n); }
 
 AccessControlEntryRecord acl(uint64_t n, std::string name = "orders") {
-  return AccessControlEntryRecord{acl_id(n), 2, std::move(name), 3, "User:alice", "*", 3, 3};
+  return AccessControlEntryRecord{acl_id(n), 2, std::move(name), 3, "User:alice", "*", 3, 3, ""};
 }
 
 TEST(AclRecords, RoundTripWithKafkasTypeNumbers) {
-  const AccessControlEntryRecord a{acl_id(1), 4, "kafka-cluster", 4, "User:CN=x,O=y", "10.0.0.1",
-                                   12,        2};
+  const AccessControlEntryRecord a{
+      acl_id(1), 4, "kafka-cluster", 4, "User:CN=x,O=y", "10.0.0.1", 12, 2, ""};
   const auto bytes = encode_record(a);
   ASSERT_GE(bytes.size(), 4u);
   EXPECT_EQ(bytes[0], 0);
@@ -37,6 +37,28 @@ TEST(AclRecords, RoundTripWithKafkasTypeNumbers) {
   auto rback = decode_record(rbytes);
   ASSERT_TRUE(rback.ok()) << rback.status().to_string();
   EXPECT_EQ(std::get<RemoveAccessControlEntryRecord>(*rback), r);
+}
+
+TEST(AclRecords, AMirrorsAclIsVersionOneAndAnEmptyMirrorIsRefused) {
+  AccessControlEntryRecord a = acl(1);
+  a.mirror = "dr";
+  const auto bytes = encode_record(a);
+  EXPECT_EQ(bytes[3], 1);  // version 1: the mirror that made it
+  auto back = decode_record(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(std::get<AccessControlEntryRecord>(*back).mirror, "dr");
+  for (size_t n = 4; n < bytes.size(); ++n) {
+    EXPECT_FALSE(decode_record(std::span(bytes).first(n)).ok()) << n;
+  }
+  // Version 1 with an empty mirror: never written, refused rather than read as a local ACL.
+  auto plain = encode_record(acl(1));
+  plain[3] = 1;
+  plain.push_back(1);  // compact string of length 0
+  EXPECT_EQ(decode_record(plain).status().code(), ErrorCode::CORRUPT_MESSAGE);
+  // Version 2 is unknown.
+  auto newer = bytes;
+  newer[3] = 2;
+  EXPECT_EQ(decode_record(newer).status().code(), ErrorCode::CORRUPT_MESSAGE);
 }
 
 TEST(AclRecords, TruncationAndTrailingBytesRefused) {
@@ -71,10 +93,10 @@ TEST(AclRecords, ImageRefusesWhatContradictsIt) {
     return st.code() == ErrorCode::CORRUPT_MESSAGE;
   };
   EXPECT_TRUE(refused(acl(1, "other")));  // id in use
-  EXPECT_TRUE(refused(AccessControlEntryRecord{Uuid{}, 2, "x", 3, "User:a", "*", 3, 3}));
+  EXPECT_TRUE(refused(AccessControlEntryRecord{Uuid{}, 2, "x", 3, "User:a", "*", 3, 3, ""}));
   EXPECT_TRUE(refused(acl(3, "")));
-  EXPECT_TRUE(refused(AccessControlEntryRecord{acl_id(4), 2, "x", 3, "", "*", 3, 3}));
-  EXPECT_TRUE(refused(AccessControlEntryRecord{acl_id(5), 2, "x", 3, "User:a", "", 3, 3}));
+  EXPECT_TRUE(refused(AccessControlEntryRecord{acl_id(4), 2, "x", 3, "", "*", 3, 3, ""}));
+  EXPECT_TRUE(refused(AccessControlEntryRecord{acl_id(5), 2, "x", 3, "User:a", "", 3, 3, ""}));
   EXPECT_TRUE(refused(RemoveAccessControlEntryRecord{acl_id(9)}));
   EXPECT_EQ(image.acls().size(), 1u);
 }

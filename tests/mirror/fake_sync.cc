@@ -1,5 +1,7 @@
 #include "fake_sync.h"
 
+#include <algorithm>
+
 namespace mirra::mirror::test {
 
 asio::awaitable<Result<client::ClusterMetadata>> FakeSyncSource::metadata(
@@ -35,6 +37,12 @@ asio::awaitable<Result<std::vector<client::ConfigResourceResult>>> FakeSyncSourc
     }
   }
   co_return out;
+}
+
+asio::awaitable<Result<std::vector<security::AclBinding>>> FakeSyncSource::acls() {
+  ++acls_calls;
+  if (!acls_error.ok()) co_return acls_error;
+  co_return acl_list;
 }
 
 asio::awaitable<Result<client::GroupListings>> FakeSyncSource::list_groups() {
@@ -133,6 +141,27 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> FakeSyncDestinatio
     committed[group_id].insert_or_assign(o.tp, std::move(o));
   }
   co_return out;
+}
+
+Result<std::vector<DestinationAcl>> FakeSyncDestination::acls() const {
+  if (!acls_error.ok()) return acls_error;
+  std::vector<DestinationAcl> out;
+  for (const auto& [b, mirror] : acl_set) out.push_back({b, mirror});
+  return out;
+}
+
+asio::awaitable<Status> FakeSyncDestination::change_acls(const std::string& mirror,
+                                                         std::vector<security::AclBinding> add,
+                                                         std::vector<security::AclBinding> remove) {
+  ++acl_changes;
+  if (!change_acls_error.ok()) co_return change_acls_error;
+  for (const security::AclBinding& b : remove) acl_set.erase({b, mirror});
+  for (security::AclBinding& b : add) {
+    const bool held =
+        std::any_of(acl_set.begin(), acl_set.end(), [&](const auto& e) { return e.first == b; });
+    if (!held) acl_set.insert({std::move(b), mirror});
+  }
+  co_return Status::OK();
 }
 
 }  // namespace mirra::mirror::test

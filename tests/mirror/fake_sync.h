@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mirror/mirror_sync.h"
@@ -26,8 +27,11 @@ class FakeSyncSource : public SyncSource {
   // Failures: a call as a whole, or one group's offsets.
   Status metadata_error, configs_error, list_groups_error;
   std::map<std::string, Status> group_errors;
+  std::vector<security::AclBinding> acl_list;  // acls()
+  Status acls_error;
   // Calls made, for tests that count round trips.
-  int metadata_calls = 0, configs_calls = 0, list_groups_calls = 0, offsets_calls = 0;
+  int metadata_calls = 0, configs_calls = 0, list_groups_calls = 0, offsets_calls = 0,
+      acls_calls = 0;
 
   asio::awaitable<Result<client::ClusterMetadata>> metadata(
       std::optional<std::vector<std::string>> topics) override;
@@ -37,6 +41,7 @@ class FakeSyncSource : public SyncSource {
   asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
   committed_offsets(std::vector<std::string> groups,
                     std::vector<client::TopicPartition> partitions) override;
+  asio::awaitable<Result<std::vector<security::AclBinding>>> acls() override;
   void close() override { closed = true; }
   bool closed = false;
 };
@@ -62,6 +67,11 @@ class FakeSyncDestination : public SyncDestination {
   std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> committed;
   std::map<std::string, Status> commit_errors;
   int commits = 0;
+  // The ACLs here with their makers ("" for one made here), as a set; acls() refused with
+  // acls_error, change_acls() with change_acls_error.
+  std::set<std::pair<security::AclBinding, std::string>> acl_set;
+  Status acls_error, change_acls_error;
+  int acl_changes = 0;
 
   asio::awaitable<std::vector<Status>> add_topics(const std::string& mirror,
                                                   std::vector<std::string> names) override;
@@ -79,6 +89,10 @@ class FakeSyncDestination : public SyncDestination {
   std::optional<DestinationBounds> bounds(const client::TopicPartition& tp) const override;
   asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
+  Result<std::vector<DestinationAcl>> acls() const override;
+  asio::awaitable<Status> change_acls(const std::string& mirror,
+                                      std::vector<security::AclBinding> add,
+                                      std::vector<security::AclBinding> remove) override;
 };
 
 }  // namespace mirra::mirror::test

@@ -159,10 +159,10 @@ TEST(AclApis, DescribeGroupsByResourceAndFilters) {
   match.principal_filter = "User:bob";
   EXPECT_EQ(acl_count(describe(*b, match)), 1u);
 
-  // Version 0 has no pattern type: LITERAL only.
-  auto v0 = describe_all();
-  v0.pattern_type_filter = 3;
-  EXPECT_EQ(acl_count(describe(*b, v0, 0)), 4u);
+  // Version 1, the oldest served, has the pattern type.
+  auto literal = describe_all();
+  literal.pattern_type_filter = 3;
+  EXPECT_EQ(acl_count(describe(*b, literal, 1)), 4u);
 
   auto unknown = describe_all();
   unknown.operation = 0;

@@ -53,8 +53,10 @@ TEST(DescribeMirrorsSync, StatusBecomesTheMirrorsSyncFields) {
   const mirror::MirrorSyncStatus st = sample_status();
   const DescribeMirrorsResponse resp = response_of(&st);
   const auto& m = resp.mirrors[0];
-  ASSERT_EQ(m.sync_kinds.size(), 4u);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(m.sync_kinds[i].kind, static_cast<int8_t>(i));
+  ASSERT_EQ(m.sync_kinds.size(), mirror::kSyncKinds.size());  // topics .. acls, in order
+  for (size_t i = 0; i < m.sync_kinds.size(); ++i) {
+    EXPECT_EQ(m.sync_kinds[i].kind, static_cast<int8_t>(i));
+  }
   const auto& k = m.sync_kinds[0];
   EXPECT_EQ(k.runs, 12);
   EXPECT_EQ(k.failures, 3);

@@ -110,7 +110,7 @@ Resp decode_response(const Bytes& frame, int16_t version) {
 // SECURITY_DISABLED, as Kafka does (docs/protocol.md): one result per creation and per filter.
 TEST(Dispatch, AclApisAnswerSecurityDisabledInEveryVersion) {
   constexpr int16_t kSecurityDisabled = 54;
-  for (int16_t v = 0; v <= 3; ++v) {
+  for (int16_t v = 1; v <= 3; ++v) {
     SCOPED_TRACE(v);
     protocol::CreateAclsRequest create;
     create.creations.resize(2);
@@ -139,6 +139,15 @@ TEST(Dispatch, AclApisAnswerSecurityDisabledInEveryVersion) {
       EXPECT_EQ(r.error_code, kSecurityDisabled);
       EXPECT_TRUE(r.matching_acls.empty());
     }
+  }
+}
+
+// Version 0 of the ACL APIs is gone, as in Kafka 4 (KIP-896): outside the advertised range.
+TEST(Dispatch, AclApisVersionZeroCloses) {
+  for (uint8_t key : {29, 30, 31}) {
+    auto r = run(raw_request(key, 0, 0, {}));
+    ASSERT_FALSE(r.ok()) << int{key};
+    EXPECT_NE(r.status().message().find("outside"), std::string::npos) << r.status().to_string();
   }
 }
 

@@ -89,6 +89,31 @@ TEST(ListenerSecurity, ListenerPrefixWins) {
   EXPECT_EQ(listener_setting(s, "INTERNAL", "ssl.keystore.location"), std::nullopt);
 }
 
+// Kafka's per-listener and per-mechanism forms of connections.max.reauth.ms, over the broker's.
+TEST(ListenerSecurity, ReauthPerListenerAndMechanism) {
+  const Listener l = listener("CLIENTS", SecurityProtocol::sasl_plaintext);
+  Settings s = {{"sasl.enabled.mechanisms", "SCRAM-SHA-512,SCRAM-SHA-256"}};
+  ServerConfig config;
+  config.connections_max_reauth_ms = 60000;
+  auto broker_wide = make_listener_security(l, config, s);
+  ASSERT_TRUE(broker_wide.ok()) << broker_wide.status().to_string();
+  EXPECT_EQ(broker_wide.value()->reauth_ms_for("SCRAM-SHA-512"), 60000);
+
+  s["listener.name.clients.connections.max.reauth.ms"] = "30000";
+  s["listener.name.clients.scram-sha-512.connections.max.reauth.ms"] = "5000";
+  auto per = make_listener_security(l, config, s);
+  ASSERT_TRUE(per.ok()) << per.status().to_string();
+  EXPECT_EQ(per.value()->reauth_ms_for("SCRAM-SHA-512"), 5000);
+  EXPECT_EQ(per.value()->reauth_ms_for("SCRAM-SHA-256"), 30000);
+  auto other =
+      make_listener_security(listener("OTHER", SecurityProtocol::sasl_plaintext), config, s);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other.value()->reauth_ms_for("SCRAM-SHA-512"), 60000);
+
+  s["listener.name.clients.scram-sha-256.connections.max.reauth.ms"] = "-1";
+  expect_error(l, s, "listener.name.clients.scram-sha-256.connections.max.reauth.ms");
+}
+
 TEST(ListenerSecurity, TlsNeedsALoadableKeystore) {
   const Listener l = listener("SSL", SecurityProtocol::ssl);
   expect_error(l, {}, "ssl.keystore.location");

@@ -165,6 +165,18 @@ TEST_F(SaslSessionTest, SessionExpiresAndReauthenticationRenewsIt) {
   EXPECT_NE(expired.message().find("expired"), std::string::npos);
 }
 
+TEST_F(SaslSessionTest, TheMechanismsOwnLifetimeWins) {
+  security_.reauth_ms = 10000;
+  security_.reauth_ms_by_mechanism["PLAIN"] = 3000;
+  SaslSession s(security_);
+  ASSERT_TRUE(s.admit(kHandshake, now_).ok());
+  ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
+  auto first = s.authenticate(plain_token("alice", "alice-secret"), now_);
+  EXPECT_EQ(first.session_lifetime_ms, 3000);
+  EXPECT_TRUE(s.admit(kMetadata, now_ + 2s).ok());
+  EXPECT_EQ(s.admit(kMetadata, now_ + 4s).code(), ErrorCode::ILLEGAL_SASL_STATE);
+}
+
 TEST_F(SaslSessionTest, ReauthenticationMustKeepMechanismAndPrincipal) {
   security_.reauth_ms = 10000;
   {

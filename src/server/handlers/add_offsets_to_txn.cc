@@ -4,7 +4,7 @@
 
 #include "groups/group_coordinator.h"
 #include "groups/offsets_topic.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

@@ -3,7 +3,7 @@
 #include "protocol/messages/add_topics_to_mirror.h"
 
 #include "mirror/mirror_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -17,7 +17,7 @@
 
 #include "cluster/metadata_store.h"
 #include "security/scram.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -15,7 +15,7 @@
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_config.h"
 #include "security/secrets.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 
 namespace mirra::server {
 namespace {

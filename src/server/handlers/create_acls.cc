@@ -3,10 +3,9 @@
 // every creation); each creation is validated on its own (INVALID_REQUEST with a message), and
 // all valid ones go into the metadata log as one change. An ACL that exists already is not
 // written again and still succeeds, as in Kafka. One result per creation, in request order.
-#include <set>
-
-#include "cluster/metadata_store.h"
 #include "protocol/messages/create_acls.h"
+#include "cluster/acls.h"
+#include "cluster/metadata_store.h"
 #include "server/handlers/acl_util.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
@@ -15,28 +14,8 @@ namespace mirra::server {
 namespace {
 
 security::AclBinding binding_of(const protocol::CreateAclsRequest::AclCreation& c) {
-  return security::AclBinding{security::resource_type_from_code(c.resource_type),
-                              c.resource_name,
-                              security::pattern_type_from_code(c.resource_pattern_type),
-                              c.principal,
-                              c.host,
-                              security::acl_operation_from_code(c.operation),
-                              security::permission_type_from_code(c.permission_type)};
-}
-
-// The records adding the ACLs of `wanted` that the image does not hold yet.
-std::vector<metadata::MetadataRecord> new_acl_records(
-    const metadata::MetadataImage& image, const std::vector<security::AclBinding>& wanted) {
-  std::set<security::AclBinding> known;
-  for (const auto& [id, r] : image.acls()) known.insert(acl_binding(r));
-  std::vector<metadata::MetadataRecord> out;
-  for (const security::AclBinding& b : wanted) {
-    if (!known.insert(b).second) continue;
-    Uuid id = Uuid::random();
-    while (image.acls().contains(id)) id = Uuid::random();
-    out.emplace_back(acl_record(id, b));
-  }
-  return out;
+  return security::binding_from_codes(c.resource_type, c.resource_name, c.resource_pattern_type,
+                                      c.principal, c.host, c.operation, c.permission_type);
 }
 
 }  // namespace
@@ -69,8 +48,11 @@ asio::awaitable<HandlerResult> handle_create_acls(RequestContext& ctx) {
     valid_index.push_back(i);
   }
   if (!valid.empty()) {
-    auto build = [&valid](const metadata::MetadataImage& image)
-        -> Result<std::vector<metadata::MetadataRecord>> { return new_acl_records(image, valid); };
+    auto build =
+        [&valid](
+            const metadata::MetadataImage& image) -> Result<std::vector<metadata::MetadataRecord>> {
+      return cluster::new_acl_records(image, valid);
+    };
     Status s = co_await ctx.broker->metadata->change(build);
     sync_authorizer(*ctx.broker);
     if (!s.ok()) {

@@ -4,7 +4,7 @@
 #include "protocol/messages/create_mirror.h"
 
 #include "mirror/mirror_admin.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -10,7 +10,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
 #include "cluster/topic_config.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

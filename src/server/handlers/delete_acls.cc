@@ -6,6 +6,7 @@
 // per filter, in request order.
 #include <set>
 
+#include "cluster/acls.h"
 #include "cluster/metadata_store.h"
 #include "protocol/messages/delete_acls.h"
 #include "server/handlers/acl_util.h"
@@ -64,7 +65,7 @@ asio::awaitable<HandlerResult> handle_delete_acls(RequestContext& ctx) {
       out.matching_acls.clear();
       if (out.error_code != 0) continue;
       for (const auto& [id, r] : image.acls()) {
-        security::AclBinding b = acl_binding(r);
+        security::AclBinding b = cluster::acl_binding(r);
         if (!filters[i].matches(b)) continue;
         add_match(out, b);
         removed.insert(id);

@@ -2,7 +2,7 @@
 #include "protocol/messages/delete_groups.h"
 
 #include "groups/group_coordinator.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -4,7 +4,7 @@
 
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

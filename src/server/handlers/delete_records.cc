@@ -8,7 +8,7 @@
 
 #include "base/log.h"
 #include "cluster/partition_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "cluster/acls.h"
 #include "cluster/metadata_store.h"
 #include "protocol/messages/describe_acls.h"
 #include "server/handlers/acl_util.h"
@@ -37,7 +38,7 @@ asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx) {
   using Pattern = std::tuple<security::ResourceType, std::string, security::PatternType>;
   std::map<Pattern, std::set<security::AclBinding>> groups;
   for (const auto& [id, r] : ctx.broker->metadata->image().acls()) {
-    security::AclBinding b = acl_binding(r);
+    security::AclBinding b = cluster::acl_binding(r);
     if (!filter.matches(b)) continue;
     Pattern p{b.resource_type, b.resource_name, b.pattern_type};
     groups[p].insert(std::move(b));

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 
@@ -39,8 +39,8 @@ asio::awaitable<HandlerResult> handle_describe_cluster(RequestContext& ctx) {
   // Filled only for who may DESCRIBE the cluster, as Kafka does.
   if (req->include_cluster_authorized_operations &&
       authorized_on_cluster(ctx, AclOperation::describe)) {
-    resp.cluster_authorized_operations =
-        authorized_operations(ctx, ResourceType::cluster, kClusterResource, kAllClusterOperations);
+    resp.cluster_authorized_operations = authorized_operations(
+        ctx, ResourceType::cluster, security::kClusterResourceName, kAllClusterOperations);
   }
   co_return respond(ctx, resp);
 }

@@ -5,7 +5,7 @@
 #include "protocol/messages/describe_mirrors.h"
 
 #include "mirror/mirror_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/describe_mirrors_sync.h"
 #include "server/handlers/handlers.h"
 

@@ -1,7 +1,7 @@
 // DescribeTransactions (key 65): a transactional id's state, producer and partitions.
 #include "protocol/messages/describe_transactions.h"
 
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

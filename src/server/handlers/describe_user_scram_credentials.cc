@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cluster/metadata_store.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -2,7 +2,7 @@
 // decision is durable in __transaction_state and the markers are written.
 #include "protocol/messages/end_txn.h"
 
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

@@ -12,7 +12,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "server/fetch_session.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "groups/group_coordinator.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

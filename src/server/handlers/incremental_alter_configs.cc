@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/text.h"
 #include "server/handlers/config_resources.h"
 #include "server/handlers/handlers.h"
 
@@ -20,18 +21,6 @@ using protocol::IncrementalAlterConfigsResponse;
 using AlterableConfig = IncrementalAlterConfigsRequest::AlterableConfig;
 
 enum Op : int8_t { kSet = 0, kDelete = 1, kAppend = 2, kSubtract = 3 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const size_t b = item.find_first_not_of(' ');
-    const size_t e = item.find_last_not_of(' ');
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-  }
-  return out;
-}
 
 std::string join_list(const std::vector<std::string>& items) {
   std::string out;

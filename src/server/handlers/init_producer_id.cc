@@ -2,7 +2,7 @@
 // producer with its epoch bumped (txn/txn_coordinator.h).
 #include "protocol/messages/init_producer_id.h"
 
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

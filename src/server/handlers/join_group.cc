@@ -4,7 +4,7 @@
 #include "protocol/messages/join_group.h"
 
 #include "groups/group_coordinator.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

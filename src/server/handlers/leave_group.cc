@@ -3,7 +3,7 @@
 #include "protocol/messages/leave_group.h"
 
 #include "groups/group_coordinator.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

@@ -5,7 +5,7 @@
 #include "protocol/messages/list_mirrors.h"
 
 #include "mirror/mirror_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {

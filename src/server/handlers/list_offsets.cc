@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cluster/partition_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

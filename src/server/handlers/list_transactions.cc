@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "base/clock.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 #include "txn/txn_coordinator.h"
 

@@ -6,7 +6,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "cluster/topic_admin.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

@@ -6,7 +6,7 @@
 #include "protocol/messages/offset_for_leader_epoch.h"
 
 #include "cluster/partition_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
 

@@ -3,7 +3,7 @@
 #include "protocol/messages/remove_topics_from_mirror.h"
 
 #include "mirror/mirror_manager.h"
-#include "server/handlers/authorize_ext.h"
+#include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
