@@ -103,8 +103,13 @@ class TlsStream {
   asio::awaitable<Status> accept();
   asio::awaitable<Status> connect(std::string host);
 
-  // Up to buf.size() bytes; 0 means the peer closed the session.
-  asio::awaitable<Result<size_t>> read_some(std::span<uint8_t> buf);
+  // Up to buf.size() bytes; 0 means the peer closed the session. `mid_message`: the caller
+  // has part of a message and waits for the rest. Before waiting, the bytes that arrived are
+  // then acknowledged at once (TCP_QUICKACK) rather than after the kernel's delayed-ACK timer
+  // (40 ms): a peer with Nagle on that wrote its message as several TLS records (librdkafka
+  // does, and its socket.nagle.disable was false by default) holds the last small record
+  // until that ACK comes.
+  asio::awaitable<Result<size_t>> read_some(std::span<uint8_t> buf, bool mid_message = false);
   asio::awaitable<Status> read_exact(std::span<uint8_t> buf);
   asio::awaitable<Status> write_all(std::span<const uint8_t> bytes);
   // `size` bytes of file `fd` from `offset`: SSL_sendfile when the kernel does TLS for this
@@ -122,6 +127,8 @@ class TlsStream {
   // Waits until OpenSSL's last call can make progress (SSL_ERROR_WANT_READ/WRITE), or returns
   // the error it reported.
   asio::awaitable<Status> wait_for(int ssl_result, std::string_view what);
+  // Sends the ACK the kernel is delaying, if any (best effort: a failure only costs latency).
+  void ack_now();
 
   std::shared_ptr<TlsContext> context_;
   asio::ip::tcp::socket& socket_;

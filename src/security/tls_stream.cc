@@ -12,6 +12,9 @@
 //   waiter of a kind when the socket is ready.
 // The process must ignore SIGPIPE (the broker does, server/run.cc): OpenSSL writes with send(2)
 // without MSG_NOSIGNAL.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -129,7 +132,16 @@ asio::awaitable<Status> TlsStream::wait_for(int ssl_result, std::string_view wha
   co_return network(fmt::format("{}: {}", what, ssl_failure(ssl_)));
 }
 
-asio::awaitable<Result<size_t>> TlsStream::read_some(std::span<uint8_t> buf) {
+// Linux leaves quick-ACK mode again by itself, so this is set before each wait it matters for;
+// setting it sends an ACK that is pending. A connection in request/response rhythm is in the
+// kernel's "pingpong" mode, where the ACK for a small segment waits for a response to ride on;
+// mid-request there is no response yet.
+void TlsStream::ack_now() {
+  const int on = 1;
+  ::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &on, sizeof(on));
+}
+
+asio::awaitable<Result<size_t>> TlsStream::read_some(std::span<uint8_t> buf, bool mid_message) {
   MIRRA_ASSERT(!buf.empty(), "read_some into an empty buffer");
   for (;;) {
     ERR_clear_error();
@@ -145,6 +157,9 @@ asio::awaitable<Result<size_t>> TlsStream::read_some(std::span<uint8_t> buf) {
       ERR_clear_error();
       co_return size_t{0};
     }
+    // OpenSSL read the socket dry (read_ahead), so the peer has nothing more in flight that
+    // would make the kernel ACK soon by itself.
+    if (mid_message && error == SSL_ERROR_WANT_READ) ack_now();
     Status st = co_await wait_for(r, "TLS read failed");
     if (!st.ok()) co_return st;
   }

@@ -90,7 +90,9 @@ asio::awaitable<Status> Connection::read_exact(std::span<uint8_t> buf, bool at_f
   if (tls_ != nullptr) {
     size_t got = 0;
     while (got < buf.size()) {
-      auto n = co_await tls_->read_some(buf.subspan(got));
+      // Mid-frame, the client still owes bytes: read_some acknowledges what came before waiting.
+      const bool mid_frame = !at_frame_start || got > 0;
+      auto n = co_await tls_->read_some(buf.subspan(got), mid_frame);
       if (!n.ok()) co_return Status(ErrorCode::NETWORK_EXCEPTION, "read: " + n.status().message());
       // The client closed its TLS session between requests: a quiet close.
       if (n.value() == 0) {

@@ -2,11 +2,15 @@
 // loopback, with certificates made by the openssl command line (test_certs.h).
 #include "security/tls.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -72,6 +76,37 @@ asio::awaitable<Status> read_pattern(TlsStream& s, size_t total, uint8_t seed) {
     pos += n.value();
   }
   co_return Status::OK();
+}
+
+// Reads buf.size() bytes as the broker reads a request: every read after the first is
+// mid-message. `received` says how far it got.
+asio::awaitable<Status> read_message(TlsStream& s, std::span<uint8_t> buf, size_t& received) {
+  while (received < buf.size()) {
+    Result<size_t> n = co_await s.read_some(buf.subspan(received), received > 0);
+    if (!n.ok()) co_return n.status();
+    if (n.value() == 0) co_return Status(ErrorCode::NETWORK_EXCEPTION, "closed early");
+    received += n.value();
+  }
+  co_return Status::OK();
+}
+
+// How many segments the kernel has sent on `fd` (TCP_INFO's tcpi_segs_out, Linux 4.2). glibc's
+// struct tcp_info ends before it; the kernel's struct only grows, and after glibc's last field
+// come four 64-bit counters, then this one.
+uint32_t segments_sent(int fd) {
+  static_assert(sizeof(tcp_info) == 104,
+                "glibc's struct tcp_info changed: find tcpi_segs_out anew");
+  struct Info {
+    tcp_info glibc;
+    uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
+    uint32_t segs_out;
+  } info{};
+  socklen_t len = sizeof(info);
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0 ||
+      len < offsetof(Info, segs_out) + sizeof(info.segs_out)) {
+    throw std::runtime_error("TCP_INFO without tcpi_segs_out");
+  }
+  return info.segs_out;
 }
 
 // Two connected loopback sockets and the io_context that runs both ends' coroutines.
@@ -215,6 +250,36 @@ TEST_F(TlsLoopback, SendFile) {
   ASSERT_TRUE((*read)->ok()) << (*read)->to_string();
   EXPECT_TRUE(std::equal(got.begin(), got.end(), contents.begin() + kOffset));
   std::printf("kernel TLS send on this machine: %s\n", server_->kernel_tls_send() ? "yes" : "no");
+}
+
+// A client with Nagle on that writes a request as two TLS records sends the second, small one
+// only once the first is acknowledged. A server in request/response rhythm delays that ACK
+// (40 ms) for a response to carry it; mid-request there is none, so the reader must ACK before
+// it waits. Timing-free: the ACK is sent by the read itself, the delayed one only by a timer.
+TEST_F(TlsLoopback, MidMessageReadAcknowledgesBeforeWaiting) {
+  expect_handshake(server_context(certs_.server_settings()),
+                   client_context(certs_.client_settings()));
+  const int server_fd = server_socket_.native_handle();
+  // The kernel's request/response ("pingpong") mode, as on a broker's busy connection.
+  const int off = 0;
+  ASSERT_EQ(::setsockopt(server_fd, IPPROTO_TCP, TCP_QUICKACK, &off, sizeof(off)), 0);
+  // A head well below a segment, so the kernel has no size reason to ACK it at once.
+  const std::vector<uint8_t> head(100, 'h');
+  const std::vector<uint8_t> tail(20, 't');
+  std::vector<uint8_t> got(head.size() + tail.size());
+  size_t received = 0;
+  auto read = spawn(read_message(*server_, got, received));
+  const uint32_t sent_before = segments_sent(server_fd);
+  ASSERT_TRUE(run(client_->write_all(head)).ok());
+  // The read that took the head has already tried for more and is waiting on the socket.
+  ASSERT_TRUE(run_until([&] { return received >= head.size(); }));
+  EXPECT_GT(segments_sent(server_fd), sent_before) << "the head was not acknowledged";
+  ASSERT_TRUE(run(client_->write_all(tail)).ok());
+  ASSERT_TRUE(run_until([&] { return read->has_value(); }));
+  ASSERT_TRUE((*read)->ok()) << (*read)->to_string();
+  std::vector<uint8_t> want = head;
+  want.insert(want.end(), tail.begin(), tail.end());
+  EXPECT_EQ(got, want);
 }
 
 TEST_F(TlsLoopback, ClientAuthRequiredWithoutCertificateFailsOnBothSides) {
