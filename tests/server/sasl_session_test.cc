@@ -40,6 +40,13 @@ class SaslSessionTest : public ::testing::Test {
       return std::optional<security::ScramCredential>();
     };
   }
+  // A handshake for PLAIN and alice's login, at now_: the authentication's step.
+  SaslSession::Step login_alice(SaslSession& s) {
+    EXPECT_TRUE(s.admit(kHandshake, now_).ok());
+    EXPECT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
+    return s.authenticate(plain_token("alice", "alice-secret"), now_);
+  }
+
   SaslSession::Clock::time_point now_ = SaslSession::Clock::now();
   ListenerSecurity security_;
 };
@@ -130,9 +137,7 @@ TEST_F(SaslSessionTest, WrongPasswordAndUnknownUserFailAlike) {
 
 TEST_F(SaslSessionTest, StrayHandshakeAfterAuthenticationWithoutLifetime) {
   SaslSession s(security_);
-  ASSERT_TRUE(s.admit(kHandshake, now_).ok());
-  ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
-  ASSERT_EQ(s.authenticate(plain_token("alice", "alice-secret"), now_).error, ErrorCode::NONE);
+  ASSERT_EQ(login_alice(s).error, ErrorCode::NONE);
   ASSERT_TRUE(s.admit(kHandshake, now_ + 5s).ok());
   auto h = s.handshake("PLAIN", 1, now_ + 5s);
   EXPECT_EQ(h.error, ErrorCode::ILLEGAL_SASL_STATE);
@@ -146,9 +151,7 @@ TEST_F(SaslSessionTest, StrayHandshakeAfterAuthenticationWithoutLifetime) {
 TEST_F(SaslSessionTest, SessionExpiresAndReauthenticationRenewsIt) {
   security_.reauth_ms = 10000;
   SaslSession s(security_);
-  ASSERT_TRUE(s.admit(kHandshake, now_).ok());
-  ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
-  auto first = s.authenticate(plain_token("alice", "alice-secret"), now_);
+  auto first = login_alice(s);
   EXPECT_EQ(first.session_lifetime_ms, 10000);
   EXPECT_TRUE(s.admit(kMetadata, now_ + 9s).ok());
 
@@ -169,9 +172,7 @@ TEST_F(SaslSessionTest, TheMechanismsOwnLifetimeWins) {
   security_.reauth_ms = 10000;
   security_.reauth_ms_by_mechanism["PLAIN"] = 3000;
   SaslSession s(security_);
-  ASSERT_TRUE(s.admit(kHandshake, now_).ok());
-  ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
-  auto first = s.authenticate(plain_token("alice", "alice-secret"), now_);
+  auto first = login_alice(s);
   EXPECT_EQ(first.session_lifetime_ms, 3000);
   EXPECT_TRUE(s.admit(kMetadata, now_ + 2s).ok());
   EXPECT_EQ(s.admit(kMetadata, now_ + 4s).code(), ErrorCode::ILLEGAL_SASL_STATE);
@@ -181,18 +182,14 @@ TEST_F(SaslSessionTest, ReauthenticationMustKeepMechanismAndPrincipal) {
   security_.reauth_ms = 10000;
   {
     SaslSession s(security_);
-    ASSERT_TRUE(s.admit(kHandshake, now_).ok());
-    ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
-    ASSERT_EQ(s.authenticate(plain_token("alice", "alice-secret"), now_).error, ErrorCode::NONE);
+    ASSERT_EQ(login_alice(s).error, ErrorCode::NONE);
     auto h = s.handshake("SCRAM-SHA-512", 1, now_ + 5s);
     EXPECT_EQ(h.error, ErrorCode::UNSUPPORTED_SASL_MECHANISM);
     EXPECT_TRUE(h.close);
   }
   {
     SaslSession s(security_);
-    ASSERT_TRUE(s.admit(kHandshake, now_).ok());
-    ASSERT_EQ(s.handshake("PLAIN", 1, now_).error, ErrorCode::NONE);
-    ASSERT_EQ(s.authenticate(plain_token("alice", "alice-secret"), now_).error, ErrorCode::NONE);
+    ASSERT_EQ(login_alice(s).error, ErrorCode::NONE);
     ASSERT_EQ(s.handshake("PLAIN", 1, now_ + 5s).error, ErrorCode::NONE);
     auto step = s.authenticate(plain_token("bob", "bob-secret"), now_ + 5s);
     EXPECT_EQ(step.error, ErrorCode::SASL_AUTHENTICATION_FAILED);
