@@ -86,6 +86,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void dispatch(FrameBuffer frame);
   // connection_auth.cc: the TLS handshake and the principal of a certificate; false: closed.
   asio::awaitable<bool> accept_tls();
+  // connection_auth.cc: a refused handshake's close, letting the client read the TLS alert.
+  asio::awaitable<void> close_after_alert(std::string why);
   // connection_auth.cc: a frame on a SASL listener; false when reading must end.
   asio::awaitable<bool> serve_sasl_frame(FrameBuffer& frame);
   // connection_auth.cc: a request handled in the read loop, its answer queued in order.

@@ -16,6 +16,10 @@ namespace {
 
 constexpr std::string_view kMirraLogComponent = "server";
 
+// How long a refused TLS handshake waits for the client to close before closing itself
+// (close_after_alert()).
+constexpr auto kAlertLinger = std::chrono::seconds(2);
+
 bool handled_in_read_loop(const SaslSession& sasl, int16_t api_key) {
   return !sasl.authenticated() || api_key == protocol::SaslHandshakeRequest::kApiKey ||
          api_key == protocol::SaslAuthenticateRequest::kApiKey;
@@ -34,7 +38,7 @@ asio::awaitable<bool> Connection::accept_tls() {
   Status s = co_await tls_->accept();
   if (closed_) co_return false;
   if (!s.ok()) {
-    close(s.message());
+    co_await close_after_alert(s.message());
     co_return false;
   }
   if (security_->listener.protocol == SecurityProtocol::ssl) {
@@ -51,6 +55,32 @@ asio::awaitable<bool> Connection::accept_tls() {
   MIRRA_LOG_DEBUG("connection {} from {}: {} as {}", info_.id, info_.peer, tls_->description(),
                   info_.principal);
   co_return true;
+}
+
+// A refused handshake left OpenSSL's alert in the socket. Under TLS 1.3 the client has finished
+// its side and may have sent its first request already; closing with that request unread makes
+// the kernel reset the connection, and a reset can drop the alert before the client reads it
+// (kafka-python then reports only an EOF). So the write side is shut first (the FIN follows the
+// alert), and whatever the client still sends is read and dropped until it closes, for at most
+// kAlertLinger; then the connection closes.
+asio::awaitable<void> Connection::close_after_alert(std::string why) {
+  asio::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  asio::steady_timer deadline(socket_.get_executor());
+  deadline.expires_after(kAlertLinger);
+  deadline.async_wait([self = shared_from_this()](asio::error_code e) {
+    if (!e) {
+      asio::error_code ignored;
+      self->socket_.cancel(ignored);  // ends the read below
+    }
+  });
+  uint8_t scratch[4096];
+  while (!ec && !closed_) {
+    co_await socket_.async_read_some(asio::buffer(scratch),
+                                     asio::redirect_error(asio::use_awaitable, ec));
+  }
+  deadline.cancel();
+  close(why);
 }
 
 asio::awaitable<bool> Connection::serve_sasl_frame(FrameBuffer& frame) {
