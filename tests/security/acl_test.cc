@@ -5,19 +5,12 @@
 
 #include <map>
 
+#include "acl_test_util.h"
+
 namespace mirra::security {
 namespace {
 
-using Op = AclOperation;
-using Perm = AclPermissionType;
-using RT = ResourceType;
-using PT = PatternType;
-
-AclBinding binding(RT type, std::string name, PT pattern, std::string principal, Op op,
-                   Perm perm = Perm::allow, std::string host = "*") {
-  return AclBinding{type, std::move(name), pattern, std::move(principal), std::move(host), op,
-                    perm};
-}
+using namespace mirra::security::testing;  // acl_test_util.h
 
 TEST(AclEnums, CodesAndNamesAreKafkas) {
   EXPECT_EQ(static_cast<int>(RT::transactional_id), 5);
