@@ -60,6 +60,20 @@ std::string sync_tables(const client::MirrorDescription& m, int64_t now_ms) {
   return out + groups.render();
 }
 
+// "Throttling of mirror M: ..." when a rate is set or the mirror was ever throttled.
+std::string throttle_line(const client::MirrorDescription& m) {
+  if (m.throttled_rate < 0 && m.destination_throttled_ms == 0 && m.source_throttled_ms == 0) {
+    return "";
+  }
+  const std::string rate = m.throttled_rate < 0 ? "none"
+                                                : fmt::format("{} bytes/s", m.throttled_rate);
+  return fmt::format(
+      "\nThrottling of mirror {}: mirror.replication.throttled.rate {}; held back here {:.1f}s; "
+      "throttled by the source {:.1f}s\n",
+      m.name, rate, static_cast<double>(m.destination_throttled_ms) / 1000.0,
+      static_cast<double>(m.source_throttled_ms) / 1000.0);
+}
+
 }  // namespace
 
 std::string json_string(const std::string& s) {
@@ -96,6 +110,7 @@ std::string age(int64_t then_ms, int64_t now_ms) {
 std::string describe_text(const std::vector<client::MirrorDescription>& mirrors, int64_t now_ms) {
   std::string out = partition_table(mirrors);
   for (const auto& m : mirrors) out += sync_tables(m, now_ms);
+  for (const auto& m : mirrors) out += throttle_line(m);
   return out;
 }
 
@@ -119,6 +134,10 @@ std::string describe_json(const std::vector<client::MirrorDescription>& mirrors)
     }
   }
   for (const auto& m : mirrors) {
+    rows.push_back(fmt::format(
+        "{{\"type\":\"throttle\",\"mirror\":{},\"throttledRate\":{},"
+        "\"destinationThrottledMs\":{},\"sourceThrottledMs\":{}}}",
+        json_string(m.name), m.throttled_rate, m.destination_throttled_ms, m.source_throttled_ms));
     for (const auto& k : m.sync_kinds) {
       rows.push_back(fmt::format(
           "{{\"type\":\"sync\",\"mirror\":{},\"kind\":{},\"runs\":{},\"failures\":{},"

@@ -317,6 +317,40 @@ asio::awaitable<void> BrokerConnection::read_loop() {
   }
 }
 
+namespace {
+
+// The first version of an API whose throttle the client serves itself (KIP-219); before it the
+// broker delayed the response instead. APIs not listed had it from their first version.
+bool client_serves_throttle(int16_t api_key, int16_t version) {
+  static const std::map<int16_t, int16_t> kFirst = {
+      {0, 6},  {1, 8},  {2, 3},  {3, 6},  {8, 4},  {9, 4},  {10, 2}, {11, 3},
+      {12, 2}, {13, 2}, {14, 2}, {15, 2}, {16, 2}, {18, 2}, {19, 3}, {20, 2},
+      {21, 1}, {22, 1}, {23, 2}, {24, 1}, {25, 1}, {26, 1}, {28, 1}, {29, 1},
+      {30, 1}, {31, 1}, {32, 2}, {33, 1}, {34, 1}, {35, 1}, {37, 1}, {42, 1}};
+  auto it = kFirst.find(api_key);
+  return it == kFirst.end() || version >= it->second;
+}
+
+}  // namespace
+
+asio::awaitable<void> BrokerConnection::wait_out_throttle() {
+  while (!closed_ && std::chrono::steady_clock::now() < throttled_until_) {
+    auto timer = std::make_shared<asio::steady_timer>(ex_, throttled_until_);
+    std::erase_if(throttle_waiters_, [](const auto& w) { return w.expired(); });
+    throttle_waiters_.push_back(timer);
+    asio::error_code ec;
+    co_await timer->async_wait(ec_awaitable(ec));
+  }
+}
+
+void BrokerConnection::note_throttle(int16_t api_key, int16_t version, int32_t throttle_ms) {
+  if (throttle_ms <= 0) return;
+  if (options_.throttled_ms_total) *options_.throttled_ms_total += throttle_ms;
+  if (!client_serves_throttle(api_key, version)) return;
+  throttled_until_ = std::max(throttled_until_, std::chrono::steady_clock::now() +
+                                                    std::chrono::milliseconds(throttle_ms));
+}
+
 void BrokerConnection::close(const Status& why) {
   if (closed_) return;
   closed_ = true;
@@ -330,6 +364,10 @@ void BrokerConnection::close(const Status& why) {
   in_flight_.clear();
   for (auto& [id, pending] : in_flight) pending->complete(close_reason_);
   out_queue_.clear();
+  for (auto& w : throttle_waiters_) {
+    if (auto t = w.lock()) t->cancel();
+  }
+  throttle_waiters_.clear();
 }
 
 Status BrokerConnection::decode_failure(std::string_view what, int16_t version,

@@ -9,6 +9,10 @@
 // host check with the host dialled); with SASL, SaslHandshake v1 and SaslAuthenticate follow
 // ApiVersions, before connect() returns the connection.
 //
+// Quotas (KIP-219): a response with throttle_time_ms > 0 holds back this connection's next
+// requests until the throttle has passed, as Kafka's clients do, unless the response's version
+// predates KIP-219 (the broker then delayed the answer itself).
+//
 // Lifetime: open() negotiates versions with ApiVersions (v3 with the client's software name and
 // version; a broker too old for v3 answers UNSUPPORTED_VERSION with its own range, KIP-511, and
 // the request is retried at that version). After any transport failure the connection is closed
@@ -24,6 +28,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "base/asio.h"
 #include "base/raw_bytes.h"
@@ -46,6 +51,9 @@ struct ConnectionOptions {
   int32_t max_response_bytes = 256 << 20;
   // TLS and SASL (client/security.h); with TLS, security.tls_context must be made.
   ClientSecurity security;
+  // Where the connection adds the throttle times brokers ask of it (optional; shared by the
+  // connections of one Client).
+  std::shared_ptr<int64_t> throttled_ms_total;
 };
 
 // A decoded response. `frame` owns the bytes that RecordsView fields (Fetch records) point into;
@@ -121,6 +129,10 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
 
   template <typename Resp>
   Result<Reply<Resp>> decode_reply(RawBytes frame, int16_t version) const;
+  // Quotas: waits until the last throttle a broker asked for has passed (or the connection
+  // closes); notes a response's throttle time.
+  asio::awaitable<void> wait_out_throttle();
+  void note_throttle(int16_t api_key, int16_t version, int32_t throttle_ms);
 
   asio::any_io_executor ex_;
   ConnectionOptions options_;
@@ -135,6 +147,8 @@ class BrokerConnection : public std::enable_shared_from_this<BrokerConnection> {
   bool closed_ = false;
   Status close_reason_;
   std::map<int16_t, std::pair<int16_t, int16_t>> broker_versions_;
+  std::chrono::steady_clock::time_point throttled_until_{};
+  std::vector<std::weak_ptr<asio::steady_timer>> throttle_waiters_;  // woken by close()
 };
 
 // ---- template implementation ------------------------------------------------------------------
@@ -162,13 +176,19 @@ asio::awaitable<Result<Reply<response_t<Req>>>> BrokerConnection::send(const Req
   using Resp = response_t<Req>;
   auto version = version_for(Req::kApiKey, opts.max_version);
   if (!version.ok()) co_return version.status();
+  co_await wait_out_throttle();
   const protocol::RequestHeader header = next_header(Req::kApiKey, version.value());
   const bool expects = expects_response(req);
   auto frame = co_await round_trip(protocol::encode_request_frame(header, req), header, expects,
                                    opts.timeout.value_or(options_.request_timeout));
   if (!frame.ok()) co_return frame.status();
   if (!expects) co_return Reply<Resp>{Resp{}, version.value(), {}};
-  co_return decode_reply<Resp>(std::move(frame.value()), version.value());
+  auto reply = decode_reply<Resp>(std::move(frame.value()), version.value());
+  if constexpr (requires { reply.value().body.throttle_time_ms; }) {
+    if (reply.ok())
+      note_throttle(Req::kApiKey, version.value(), reply.value().body.throttle_time_ms);
+  }
+  co_return reply;
 }
 
 }  // namespace mirra::client

@@ -76,6 +76,7 @@ ConnectionOptions Client::connection_options() const {
   o.connect_timeout = options_.connect_timeout;
   o.request_timeout = options_.request_timeout;
   o.security = options_.security;  // the TLS context is shared, not copied
+  o.throttled_ms_total = throttled_ms_total_;
   return o;
 }
 

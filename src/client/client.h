@@ -57,6 +57,8 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   const ClientOptions& options() const { return options_; }
+  // The throttle time brokers asked of this client so far (quotas, KIP-219), in ms.
+  int64_t throttled_ms() const { return *throttled_ms_total_; }
 
   // Fresh metadata for these topics (nullopt: every topic); also refreshes the cache. A topic
   // that does not exist is in the result with its error.
@@ -245,6 +247,7 @@ class Client {
 
   asio::any_io_executor ex_;
   ClientOptions options_;
+  std::shared_ptr<int64_t> throttled_ms_total_ = std::make_shared<int64_t>(0);
   std::vector<HostPort> bootstrap_;
   // Broker connections by node id; bootstrap connections under -1, -2, ... (their node ids are
   // not known when they open).

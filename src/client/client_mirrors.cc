@@ -187,6 +187,9 @@ asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors
       d.sync_groups.push_back({g.group_id, sync_status(g.error_code, g.error_message),
                                g.active_on_destination, g.last_synced_ms, g.offsets_committed});
     }
+    d.throttled_rate = m.throttled_rate;
+    d.destination_throttled_ms = m.destination_throttled_ms;
+    d.source_throttled_ms = m.source_throttled_ms;
   }
   co_return out;
 }

@@ -496,6 +496,11 @@ struct MirrorDescription {
   // Empty from brokers that predate them (tagged fields) and for mirrors without sync tasks.
   std::vector<MirrorSyncKindDescription> sync_kinds;
   std::vector<MirrorSyncGroupDescription> sync_groups;
+  // Throttling (docs/quotas.md): the destination broker's mirror.replication.throttled.rate
+  // (-1: none), and the ms the mirror spent held back by it and throttled by the source.
+  int64_t throttled_rate = -1;
+  int64_t destination_throttled_ms = 0;
+  int64_t source_throttled_ms = 0;
 };
 
 }  // namespace mirra::client

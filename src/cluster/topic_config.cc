@@ -1,6 +1,8 @@
 #include "cluster/topic_config.h"
+
 #include "base/log.h"
 #include "base/parse.h"
+#include "cluster/throttled_replicas.h"
 
 #include <fmt/format.h>
 
@@ -267,6 +269,9 @@ Status validate_topic_config(const std::string& key, const std::string& value) {
     return Status(ErrorCode::INVALID_CONFIG, fmt::format("unknown topic config {}", key));
   }
   if (Status s = check_type(*def, key, value); !s.ok()) return s;
+  if (key.ends_with(".replication.throttled.replicas")) {
+    if (auto r = parse_throttled_replicas(key, value, 0); !r.ok()) return r.status();
+  }
   if (storage_keys().count(key) != 0) {
     auto lc = storage::LogConfig::parse({{key, value}});
     if (!lc.ok()) return lc.status();

@@ -69,6 +69,7 @@ Status MetadataImage::apply_change(const MetadataRecord& record) {
           return apply_remove_scram(r);
         if constexpr (std::is_same_v<T, AccessControlEntryRecord>) return apply_acl(r);
         if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>) return apply_remove_acl(r);
+        if constexpr (std::is_same_v<T, ClientQuotaRecord>) return apply_client_quota(r);
       },
       record);
 }
@@ -218,6 +219,7 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   }
   append_scram_records(image, out);
   for (const auto& [id, acl] : image.acls()) out.emplace_back(acl);
+  append_client_quota_records(image, out);
   return out;
 }
 

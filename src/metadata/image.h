@@ -19,6 +19,7 @@
 #include "base/status.h"
 #include "base/uuid.h"
 #include "metadata/records.h"
+#include "quota/quota_table.h"
 
 namespace mirra::metadata {
 
@@ -82,6 +83,9 @@ class MetadataImage {
   // which changes whenever the ACL set does (the broker's authorizer follows it).
   const std::map<Uuid, AccessControlEntryRecord>& acls() const { return acls_; }
   uint64_t acl_changes() const { return acl_changes_; }
+  // Client quotas (ClientQuotaRecord): entity -> key -> value. Its version() moves on every
+  // change, so the broker's quota managers see a changed limit at once.
+  const quota::QuotaTable& client_quotas() const { return client_quotas_; }
 
   // Applies one record that the log assigned `offset`. A record that contradicts the image
   // (a partition of an unknown topic, a second topic with the same name) is a corrupt log:
@@ -111,6 +115,9 @@ class MetadataImage {
   // - AccessControlEntryRecord: a non-zero id not in use, a non-empty resource name, principal
   //   and host (the codes are the ACL APIs', checked by the broker before it writes them);
   // - RemoveAccessControlEntryRecord: the ACL exists.
+  // - ClientQuotaRecord: the entity is a valid user and/or client-id entity, the key a client
+  //   quota key and, unless it is a removal, the value valid for that key (quota_entity.h);
+  //   removing a key that is not set is fine.
   Status apply(const MetadataRecord& record, int64_t offset);
 
   // The image a snapshot holds: `records` (as image_records() wrote them) applied in order,
@@ -131,6 +138,7 @@ class MetadataImage {
   Status apply_remove_scram(const RemoveUserScramCredentialRecord& r);
   Status apply_acl(const AccessControlEntryRecord& r);               // image_acls.cc
   Status apply_remove_acl(const RemoveAccessControlEntryRecord& r);  // image_acls.cc
+  Status apply_client_quota(const ClientQuotaRecord& r);             // image_quotas.cc
 
   int64_t last_offset_ = -1;
   std::map<std::string, TopicInfo, std::less<>> topics_;
@@ -142,15 +150,18 @@ class MetadataImage {
   ScramUsers scram_users_;
   std::map<Uuid, AccessControlEntryRecord> acls_;
   uint64_t acl_changes_ = 0;
+  quota::QuotaTable client_quotas_;
 };
 
 // Records that rebuild `image` when applied in order to an empty one (for snapshots): per
 // topic (by name) its TopicRecord, its PartitionRecords by number, its ConfigRecords; then the
 // broker configs, the producer ids, the mirrors, the SCRAM credentials (by user, then
-// mechanism) and the ACLs (by id).
+// mechanism), the ACLs (by id) and the client quotas (by entity, then key).
 std::vector<MetadataRecord> image_records(const MetadataImage& image);
 // The SCRAM part of image_records() (image_scram.cc).
 void append_scram_records(const MetadataImage& image, std::vector<MetadataRecord>& out);
+// The client-quota part of image_records() (image_quotas.cc).
+void append_client_quota_records(const MetadataImage& image, std::vector<MetadataRecord>& out);
 Result<MetadataImage> image_from_records(std::span<const MetadataRecord> records,
                                          int64_t last_offset);
 

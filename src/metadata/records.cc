@@ -38,6 +38,8 @@ std::string_view type_name(int16_t type) {
       return "AccessControlEntryRecord";
     case kRemoveAccessControlEntryRecordType:
       return "RemoveAccessControlEntryRecord";
+    case kClientQuotaRecordType:
+      return "ClientQuotaRecord";
     default:
       return "unknown";
   }
@@ -76,6 +78,7 @@ int16_t type_of(const MetadataRecord& record) {
           return kAccessControlEntryRecordType;
         if constexpr (std::is_same_v<T, RemoveAccessControlEntryRecord>)
           return kRemoveAccessControlEntryRecordType;
+        if constexpr (std::is_same_v<T, ClientQuotaRecord>) return kClientQuotaRecordType;
       },
       record);
 }
@@ -138,6 +141,7 @@ void write_fields(Writer& w, const RemoveUserScramCredentialRecord& r) {
 }
 void write_fields(Writer& w, const AccessControlEntryRecord& r) { write_acl_fields(w, r); }
 void write_fields(Writer& w, const RemoveAccessControlEntryRecord& r) { write_acl_fields(w, r); }
+void write_fields(Writer& w, const ClientQuotaRecord& r) { write_client_quota_fields(w, r); }
 
 TopicRecord read_topic(Reader& r) {
   TopicRecord t;
@@ -280,6 +284,9 @@ Result<MetadataRecord> decode_record(std::span<const uint8_t> bytes) {
       break;
     case kRemoveAccessControlEntryRecordType:
       record = read_remove_access_control_entry(r);
+      break;
+    case kClientQuotaRecordType:
+      record = read_client_quota(r);
       break;
     default:
       record = read_remove_mirror(r);

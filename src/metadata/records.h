@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "base/uuid.h"
 #include "metadata/acl_records.h"
+#include "metadata/quota_records.h"
 
 namespace mirra::metadata {
 
@@ -107,10 +108,11 @@ struct RemoveUserScramCredentialRecord {
   bool operator==(const RemoveUserScramCredentialRecord&) const = default;
 };
 
-using MetadataRecord = std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord,
-                                    ProducerIdsRecord, MirrorRecord, RemoveMirrorRecord,
-                                    UserScramCredentialRecord, RemoveUserScramCredentialRecord,
-                                    AccessControlEntryRecord, RemoveAccessControlEntryRecord>;
+using MetadataRecord =
+    std::variant<TopicRecord, PartitionRecord, ConfigRecord, RemoveTopicRecord, ProducerIdsRecord,
+                 MirrorRecord, RemoveMirrorRecord, UserScramCredentialRecord,
+                 RemoveUserScramCredentialRecord, AccessControlEntryRecord,
+                 RemoveAccessControlEntryRecord, ClientQuotaRecord>;
 
 // Record types (int16 on disk): Kafka's metadata record api keys, so that a dump reads the same.
 inline constexpr int16_t kTopicRecordType = 2;
@@ -120,6 +122,7 @@ inline constexpr int16_t kConfigRecordType = 4;
 // (metadata/acl_records.h).
 inline constexpr int16_t kRemoveTopicRecordType = 9;
 inline constexpr int16_t kUserScramCredentialRecordType = 11;
+// kClientQuotaRecordType 14 (metadata/quota_records.h).
 inline constexpr int16_t kProducerIdsRecordType = 15;
 inline constexpr int16_t kRemoveUserScramCredentialRecordType = 22;
 // Mirra's own records, far above Kafka's metadata record keys.

@@ -33,6 +33,7 @@ class ClientSourceConnection : public SourceConnection {
       std::vector<client::EpochQuery> queries) override {
     co_return co_await client_.offset_for_leader_epoch(std::move(queries));
   }
+  int64_t throttled_ms() const override { return client_.throttled_ms(); }
   void close() override {
     if (owned_) owned_->close();
   }

@@ -8,6 +8,7 @@
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_sink.h"
 #include "mirror/mirror_state_store.h"
+#include "mirror/mirror_throttle.h"
 
 namespace mirra::mirror {
 
@@ -16,6 +17,8 @@ std::vector<SinkTopic> ClusterMirrorSink::topics(const std::string& mirror) cons
   for (const metadata::TopicInfo* t : mirror_topics(store_.image(), mirror)) {
     SinkTopic& topic = out.emplace_back(SinkTopic{t->name, t->id, {}});
     for (const metadata::PartitionInfo& p : t->partitions) topic.partitions.push_back(p.partition);
+    if (auto c = t->configs.find(std::string(kMirrorThrottledReplicasKey)); c != t->configs.end())
+      topic.throttled_replicas = c->second;
   }
   return out;
 }

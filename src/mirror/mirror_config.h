@@ -58,6 +58,9 @@ struct MirrorBrokerConfig {
   int32_t failed_retry_max_backoff_ms = 300000;    // mirror.failed.retry.max.backoff.ms
   int32_t failed_retry_max_attempts = 10;          // mirror.failed.retry.max.attempts
   int32_t state_topic_partitions = 50;             // mirror.state.topic.num.partitions
+  // mirror.replication.throttled.rate as server.properties sets it (bytes/s; INT64_MAX: no
+  // cap); a dynamic value (IncrementalAlterConfigs on the broker) wins (mirror_throttle.h).
+  int64_t replication_throttled_rate = INT64_MAX;
   bool authorizer = false;  // authorizer.class.name is set: the ACL sync may create ACLs here
 };
 

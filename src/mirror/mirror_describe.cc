@@ -129,6 +129,11 @@ std::vector<MirrorDescription> MirrorManager::describe(
     d.source_bootstrap_servers = bootstrap_servers(*m);
     const MirrorRunner* r = runner(name);
     if (const MirrorSync* s = sync_of(name); s != nullptr) d.sync = describe_sync(s->status());
+    d.throttled_rate = throttle_.limit();
+    if (r != nullptr) {
+      d.destination_throttled_ms = r->destination_throttled_ms();
+      d.source_throttled_ms = r->source_throttled_ms();
+    }
     const auto topics = mirror_topics(image, name);
     d.source_cluster_id = recorded_source_cluster_id(states_, topics);
     for (const metadata::TopicInfo* t : topics) {

@@ -63,6 +63,11 @@ struct MirrorDescription {
   std::optional<std::string> source_cluster_id;
   std::vector<TopicDescription> topics;
   SyncDescription sync;
+  // docs/quotas.md: this broker's mirror.replication.throttled.rate (kUnthrottledRate: none),
+  // and the time the mirror spent throttled by it and by the source's quotas (ms).
+  int64_t throttled_rate = INT64_MAX;
+  int64_t destination_throttled_ms = 0;
+  int64_t source_throttled_ms = 0;
 };
 
 struct ListedTopic {

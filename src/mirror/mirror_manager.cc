@@ -77,9 +77,29 @@ MirrorManager::MirrorManager(asio::any_io_executor core, cluster::MetadataStore&
       states_(state_topic_),
       writer_(partitions.take_mirror_writer()),
       sink_(store, partitions, writer_, topics, states_),
-      sync_destination_(*this, store, partitions, topics, config.authorizer) {
+      sync_destination_(*this, store, partitions, topics, config.authorizer),
+      throttle_([this] { return throttled_rate_in_force(); }) {
   partitions.set_read_only_check(
       [this](const cluster::Partition& p) { return check_writable(p.topic, p.index); });
+}
+
+// This node's dynamic value, else the cluster-wide one, else server.properties' (Kafka's order
+// for dynamic broker configs). Values are checked when they are set.
+int64_t MirrorManager::throttled_rate_in_force() const {
+  const metadata::MetadataImage& image = store_.image();
+  const std::string key(kMirrorThrottledRateKey);
+  const std::string* value = nullptr;
+  if (auto node = image.node_configs().find(std::to_string(node_id_));
+      node != image.node_configs().end()) {
+    if (auto it = node->second.find(key); it != node->second.end()) value = &it->second;
+  }
+  if (value == nullptr) {
+    if (auto it = image.broker_configs().find(key); it != image.broker_configs().end())
+      value = &it->second;
+  }
+  if (value == nullptr) return config_.replication_throttled_rate;
+  auto rate = parse_throttled_rate(*value);
+  return rate.ok() ? rate.value() : config_.replication_throttled_rate;
 }
 
 Status MirrorManager::check_writable(std::string_view topic, int32_t partition) const {
@@ -293,7 +313,7 @@ void MirrorManager::sync() {
   std::erase_if(not_started_, [&](const auto& entry) { return !mirrors.count(entry.first); });
   for (const auto& [name, m] : mirrors) {
     if (runners_.count(name) || restarting_.count(name)) continue;
-    const MirrorRunnerContext ctx{core_, sink_, config_, node_id_, {}, {}};
+    const MirrorRunnerContext ctx{core_, sink_, config_, node_id_, {}, {}, &throttle_};
     // A secret that does not decrypt (another password.encoder.secret) fails the mirror the
     // way configs that cannot start do: FAILED partitions, the reason in describe.
     auto plain = open_mirror_secrets(m.configs, encoder_);

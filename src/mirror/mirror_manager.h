@@ -121,6 +121,8 @@ class MirrorManager {
   // (handler tests, the fuzzer) never reach out to source clusters.
   asio::awaitable<Status> start();
   const MirrorStateStore& states() const { return states_; }
+  // The broker's cap on mirror fetch traffic, shared by every runner (mirror_throttle.h).
+  const MirrorThrottle& throttle() const { return throttle_; }
   // Once started: a runner for each mirror of the image that has none; those of mirrors gone
   // stop; a mirror whose configs changed (IncrementalAlterConfigs) reconnects with the new ones
   // once its loops have ended, the other mirrors going on meanwhile.
@@ -242,7 +244,9 @@ class MirrorManager {
   const cluster::LogWriter writer_;          // the mirror's: changes mirror topics' logs
   ClusterMirrorSink sink_;                   // the runners' destination
   ClusterSyncDestination sync_destination_;  // the sync tasks' destination
+  MirrorThrottle throttle_;                  // mirror.replication.throttled.rate, as in force
   EndTransactionsHook end_transactions_;
+  int64_t throttled_rate_in_force() const;
   // Topics restart_topic() is truncating: read-only from its first change to its last, before
   // their state says so (mirror_failback.cc).
   std::set<std::string, std::less<>> restarting_topics_;

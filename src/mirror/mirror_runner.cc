@@ -185,7 +185,10 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
   std::map<int32_t, std::vector<client::FetchPosition>> out;
   const SteadyTime at = now();
   const client::ClusterMetadata& md = fetchers_[fetcher].connection->cached_metadata();
+  const bool over_cap = throttle_exceeded();
+  bool held = false;
   for (const SinkTopic& t : ctx_.sink.topics(name_)) {
+    const ThrottledReplicas listed = throttled_replicas(t);
     const client::TopicInfo* source = md.topic(t.name);
     // A source topic recreated with another id is another topic: fetching it at our offsets
     // would mix two topics' records. The topics sync fails it for good (§8).
@@ -195,6 +198,10 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
       if (fetcher_of(tp) != fetcher) continue;
       const std::optional<SinkLog> log = ctx_.sink.log(tp);
       if (!log || !log->online || !fetching({t.id, partition})) continue;
+      if (held_back(t, listed, partition, over_cap)) {  // docs/quotas.md
+        held = true;
+        continue;
+      }
       PartitionMirrorStatus& st = status_[tp];
       const std::optional<int64_t> offset = st.pipeline.fetch_offset(log->log_end, at);
       if (!offset) continue;
@@ -214,6 +221,7 @@ std::map<int32_t, std::vector<client::FetchPosition>> MirrorRunner::due_position
                                  std::max(-1, st.compared_source_epoch)});
     }
   }
+  note_held_back(fetcher, held);
   return out;
 }
 
@@ -223,7 +231,7 @@ SteadyTime MirrorRunner::next_due() const {
   for (const auto& [tp, st] : status_) {
     if (st.pipeline.not_before() > at) next = std::min(next, st.pipeline.not_before());
   }
-  return next;
+  return std::min(next, throttle_ends());
 }
 
 asio::awaitable<void> MirrorRunner::supervise(size_t f) {
@@ -343,6 +351,7 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
     co_return round;
   }
   round.answers = std::move(fetched.value());
+  record_throttled(round);
   for (size_t i = 0; i < round.answers.size(); ++i) {
     const client::FetchedPartition& answer = round.answers[i];
     MIRRA_ASSERT(answer.tp == round.asked[i].tp, "mirror {}: answers out of order", name_);

@@ -38,6 +38,7 @@
 #include "mirror/mirror_settings.h"
 #include "mirror/mirror_sink.h"
 #include "mirror/mirror_source.h"
+#include "mirror/mirror_throttle.h"
 #include "mirror/partition_pipeline.h"
 #include "mirror/rate_meter.h"
 
@@ -75,6 +76,8 @@ struct MirrorRunnerContext {
   // engine's).
   std::function<SteadyTime()> now;
   std::function<double()> random01;
+  // The broker's cap on mirror fetch traffic (mirror_throttle.h); null: none.
+  MirrorThrottle* throttle = nullptr;
 };
 
 class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
@@ -119,6 +122,13 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   // log end as of the last topic check (-1 unknown). Describe shows them.
   const std::map<client::TopicPartition, int64_t>& source_only() const { return source_only_; }
 
+  // docs/quotas.md: the time this mirror spent throttled, in ms: partitions held back by this
+  // broker's mirror.replication.throttled.rate, and waits the source's quotas asked of its
+  // fetchers (throttle_time_ms). The rate in force (kUnthrottledRate: none).
+  int64_t destination_throttled_ms() const;
+  int64_t source_throttled_ms() const;
+  int64_t throttled_rate() const;
+
  private:
   struct Fetcher {
     std::unique_ptr<SourceConnection> connection;
@@ -160,6 +170,20 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   asio::awaitable<void> apply_answer(const client::FetchedPartition& answer, int64_t asked_offset);
   asio::awaitable<void> wait(asio::steady_timer& timer, SteadyTime until);
   void loop_ended();
+
+  // mirror_runner_throttle.cc: the destination's cap. Whether `partition` of `t` counts
+  // against it (updates throttled_), and whether it is to be held back now.
+  bool held_back(const SinkTopic& t, const ThrottledReplicas& listed, int32_t partition,
+                 bool exceeded);
+  ThrottledReplicas throttled_replicas(const SinkTopic& t) const;
+  bool throttle_exceeded();
+  // One look of `fetcher` held back some partitions (or none): the time throttled.
+  void note_held_back(size_t fetcher, bool any);
+  // The bytes fetched for throttled partitions count against the cap.
+  void record_throttled(const Round& round);
+  // When a held-back partition may be fetched again (max() if none is held back).
+  SteadyTime throttle_ends() const;
+  int64_t now_ms() const;
 
   // mirror_apply.cc: one partition's answer.
   // `asked_offset`: where the request asked; the answer is dropped unless the log still ends
@@ -221,6 +245,12 @@ class MirrorRunner : public std::enable_shared_from_this<MirrorRunner> {
   std::map<client::TopicPartition, PartitionMirrorStatus> status_;
   std::map<client::TopicPartition, int64_t> source_only_;
   bool epochs_unsupported_logged_ = false;
+  // The destination's cap (mirror_runner_throttle.cc): partitions counting against it, which
+  // fetchers' last look held some back, since when, and the time held back before that.
+  std::set<client::TopicPartition> throttled_;
+  std::vector<bool> held_;
+  std::optional<SteadyTime> held_since_;
+  int64_t held_ms_ = 0;
   ThreadOwner owner_;  // the core thread
 };
 

@@ -39,6 +39,8 @@ struct SinkTopic {
   std::string name;
   Uuid id;
   std::vector<int32_t> partitions;
+  // Its mirror.replication.throttled.replicas config (docs/quotas.md); empty: none.
+  std::string throttled_replicas = {};
 };
 
 // A destination partition's log as of its last operation.

@@ -46,6 +46,9 @@ class SourceConnection {
   // (docs/mirroring-design.md §2.4); UNSUPPORTED_VERSION from a source without the API.
   virtual asio::awaitable<Result<std::vector<client::EpochEndOffset>>> offset_for_leader_epoch(
       std::vector<client::EpochQuery> queries) = 0;
+  // The throttle time the source's quotas asked of this connection so far, in ms; the
+  // connection waits it out before its next request (docs/quotas.md, KIP-219).
+  virtual int64_t throttled_ms() const { return 0; }
   // Ends every call in progress; the connection is not used again.
   virtual void close() = 0;
 };

@@ -111,6 +111,9 @@ asio::awaitable<Status> Broker::start(bool listen) {
   // Every mirror created, altered or deleted re-syncs the runners (a no-op until start()).
   mirrors_->on_change([m = mirror_manager_.get()] { m->sync(); });
   state_.fetch_sessions = fetch_sessions_.get();
+  quotas_ = std::make_unique<ClientQuotas>(metadata_->image().client_quotas(), config_.quota_window,
+                                           config_.controller_quota_window);
+  state_.quotas = quotas_.get();
   state_.cluster_id = meta->cluster_id;
   if (config_.authorizer) {
     authorizer_ = std::make_unique<security::Authorizer>(*config_.authorizer);

@@ -24,6 +24,7 @@
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_manager.h"
 #include "security/acl.h"
+#include "server/client_quotas.h"
 #include "server/config.h"
 #include "server/fetch_session.h"
 #include "server/request_context.h"
@@ -69,6 +70,7 @@ class Broker {
   std::unique_ptr<mirror::MirrorAdmin> mirrors_;
   std::unique_ptr<mirror::MirrorManager> mirror_manager_;
   std::unique_ptr<security::Authorizer> authorizer_;  // null: no authorizer.class.name
+  std::unique_ptr<ClientQuotas> quotas_;              // over metadata_'s image
   std::unique_ptr<Server> server_;
 };
 

@@ -86,6 +86,14 @@ Apply mirror_key(T mirror::MirrorBrokerConfig::*field, int64_t min, int64_t max)
   return section_key(&ServerConfig::mirror, field, min, max);
 }
 
+// quota.window.num and quota.window.size.seconds of one set of quota windows.
+Apply window_num_key(quota::WindowConfig ServerConfig::*section) {
+  return section_key(section, &quota::WindowConfig::num, 1, kI32Max);
+}
+Apply window_seconds_key(quota::WindowConfig ServerConfig::*section) {
+  return section_key(section, &quota::WindowConfig::size_ms, 1, kI32Max, 1000);
+}
+
 // -1 (unbounded, Kafka's meaning) or a positive number of bytes.
 Apply queued_request_bytes_key() {
   return [](ServerConfig& c, const std::string& k, const std::string& v) {
@@ -115,9 +123,16 @@ const std::map<std::string, Apply>& broker_keys() {
       {"connections.max.reauth.ms", int_key(&ServerConfig::connections_max_reauth_ms, 0, kI64Max)},
       {"sasl.server.max.receive.size",
        int_key(&ServerConfig::sasl_server_max_receive_size, 1, kI32Max)},
+      {"quota.window.num", window_num_key(&ServerConfig::quota_window)},
+      {"quota.window.size.seconds", window_seconds_key(&ServerConfig::quota_window)},
+      {"controller.quota.window.num", window_num_key(&ServerConfig::controller_quota_window)},
+      {"controller.quota.window.size.seconds",
+       window_seconds_key(&ServerConfig::controller_quota_window)},
       {"mirror.state.topic.num.partitions",
        mirror_key(&mirror::MirrorBrokerConfig::state_topic_partitions, 1, 1000)},
       {"mirror.num.fetchers", mirror_key(&mirror::MirrorBrokerConfig::num_fetchers, 1, 64)},
+      {"mirror.replication.throttled.rate",
+       mirror_key(&mirror::MirrorBrokerConfig::replication_throttled_rate, 0, kI64Max)},
       {"mirror.metadata.refresh.interval.ms",
        mirror_key(&mirror::MirrorBrokerConfig::metadata_refresh_interval_ms, 100, kI32Max)},
       {"mirror.failed.retry.initial.backoff.ms",

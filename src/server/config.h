@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "groups/group_config.h"
 #include "mirror/mirror_config.h"
+#include "quota/sampled_rate.h"
 #include "security/acl.h"
 #include "server/listeners.h"
 #include "txn/txn_config.h"
@@ -55,6 +56,11 @@ struct ServerConfig {
   // Mirra's own key (Kafka keeps every log file open): at most this many segment and index
   // files open at once (storage/file_cache.h); 0 = half the process's RLIMIT_NOFILE.
   int64_t log_open_files_max = 0;
+  // quota.window.num / quota.window.size.seconds: the samples of the produce, fetch and request
+  // quotas; controller.quota.window.*: those of controller_mutation_rate (Kafka's keys and
+  // defaults, 11 samples of 1 s).
+  quota::WindowConfig quota_window;
+  quota::WindowConfig controller_quota_window;
   mirror::MirrorBrokerConfig mirror;  // mirror.* (every mirror's runtime)
   // password.encoder.* (Kafka's names): the secrets of mirror configs are stored encrypted
   // with this secret (security/password_encoder.h); empty: mirrors with secrets are refused.

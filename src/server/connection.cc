@@ -2,6 +2,7 @@
 
 #include <sys/sendfile.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -139,6 +140,11 @@ asio::awaitable<void> Connection::read_loop() {
   if (tls_ != nullptr && !co_await accept_tls()) co_return;
   while (reading_ && !closed_) {
     while (queue_.full() && reading_ && !closed_) co_await wait(reader_wake_);
+    while (steady_clock::now() < muted_until_ && reading_ && !closed_) {
+      reader_wake_.expires_at(muted_until_);
+      asio::error_code ec;
+      co_await reader_wake_.async_wait(ec_awaitable(ec));
+    }
     if (!reading_ || closed_) break;
     FrameBuffer frame;
     Status s = co_await read_frame(frame);
@@ -170,9 +176,16 @@ void Connection::dispatch(FrameBuffer frame) {
                  [self, seq](std::exception_ptr e, ResponseEntry entry) {
                    if (e) entry = ResponseEntry{{}, true, "request handler failed"};
                    if (entry.close) self->reading_ = false;
+                   self->mute_for(entry.response.throttle_ms);
                    self->queue_.complete(seq, std::move(entry));
                    self->writer_wake_.cancel();
                  });
+}
+
+void Connection::mute_for(int64_t throttle_ms) {
+  if (throttle_ms <= 0) return;
+  muted_until_ =
+      std::max(muted_until_, steady_clock::now() + std::chrono::milliseconds(throttle_ms));
 }
 
 void Connection::end_reading(std::string reason) {

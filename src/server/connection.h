@@ -9,6 +9,9 @@
 //     frame, reserves the next slot in the ResponseQueue and spawns the request's dispatch;
 //     it stops reading while the queue is full (backpressure on this client only);
 //   - write_loop: writes completed responses strictly in sequence order;
+//     it also stops reading while the client is muted for a quota throttle (KIP-219: the
+//     answer goes out at once with throttle_time_ms, then nothing more is read from the
+//     client until the throttle has passed, so a client that ignores it is held back too);
 //   - idle_watchdog: closes the connection after connections.max.idle.ms with nothing in
 //     flight and no complete request. A partial frame does not count as activity, so a client
 //     trickling bytes (slow loris) is closed like an idle one; a response write that makes no
@@ -98,6 +101,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<Status> write_bytes(std::span<const uint8_t> bytes);
   asio::awaitable<Status> send_file(const storage::FileSlice& slice);
   void end_reading(std::string reason);
+  // KIP-219: a throttled client's next request is not read before the throttle has passed.
+  void mute_for(int64_t throttle_ms);
 
   asio::ip::tcp::socket socket_;
   const ListenerSecurity* security_;
@@ -114,6 +119,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer writer_wake_;
   asio::steady_timer idle_timer_;
   std::chrono::steady_clock::time_point last_active_;
+  std::chrono::steady_clock::time_point muted_until_{};  // quota throttle (docs/quotas.md)
   bool reading_ = true;
   bool writing_ = false;  // a response write is in progress
   bool closed_ = false;

@@ -75,6 +75,9 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeUserScramCredentialsRequest::kApiKey] =
       &handle_describe_user_scram_credentials;
   table[protocol::AlterUserScramCredentialsRequest::kApiKey] = &handle_alter_user_scram_credentials;
+  // Client quotas (metadata log).
+  table[protocol::DescribeClientQuotasRequest::kApiKey] = &handle_describe_client_quotas;
+  table[protocol::AlterClientQuotasRequest::kApiKey] = &handle_alter_client_quotas;
   return table;
 }
 
@@ -142,6 +145,7 @@ asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
                                                 const ConnectionInfo& conn, BrokerState& broker,
                                                 ConnectionSecurity* security) {
   RequestContext ctx;
+  ctx.started = std::chrono::steady_clock::now();
   ctx.connection = &conn;
   ctx.broker = &broker;
   ctx.security = security;

@@ -48,6 +48,8 @@ class Authorizer;
 namespace mirra::server {
 
 class FetchSessionCache;
+class ClientQuotas;
+struct QuotaClient;
 
 struct ConnectionInfo {
   uint64_t id = 0;
@@ -105,6 +107,8 @@ struct BrokerState {
   // Upper bound on a Fetch's max_wait_ms: unbounded for clients; 0 in-process (fuzzing), where
   // nothing else would ever wake the fetch.
   std::chrono::milliseconds max_fetch_wait = std::chrono::milliseconds::max();
+  // Client quotas at work (server/client_quotas.h); null: no quotas (handler unit tests).
+  ClientQuotas* quotas = nullptr;
 };
 
 struct RequestContext {
@@ -125,7 +129,24 @@ struct RequestContext {
   }
   // The endpoint of the listener this request arrived on.
   const AdvertisedEndpoint& endpoint() const;
+
+  // Client quotas (server/client_quotas.h, docs/quotas.md). `started`: when dispatch began;
+  // `waited`: time the request spent waiting on others rather than keeping the broker busy
+  // (a fetch's long poll, a rebalance), which request_percentage does not count; `throttle_ms`:
+  // the byte-rate throttle its handler computed. settle_throttle() adds the request time.
+  std::chrono::steady_clock::time_point started{};
+  std::chrono::nanoseconds waited{0};
+  int64_t throttle_ms = 0;
+  bool throttle_settled = false;
+
+  // The user (principal name) and client id the request counts against.
+  QuotaClient quota_client() const;
 };
+
+// Records the request's time against its request_percentage quota (once) and returns the
+// throttle time its response carries: the larger of that and the handler's byte-rate
+// throttle, in int32 range.
+int32_t settle_throttle(RequestContext& ctx);
 
 // A response (server/response.h), or a Status whose message says why the connection must
 // close instead (logged with the client address). An empty response writes nothing (Produce
@@ -144,19 +165,40 @@ Result<Req> decode_body(const RequestContext& ctx) {
   return req;
 }
 
+// Sets the response's throttle_time_ms (when the API has one) to the request's throttle and
+// tells the connection to mute for as long (Response::throttle_ms).
 template <typename Resp>
-Response respond(const RequestContext& ctx, const Resp& resp) {
-  return protocol::encode_response_frame(ctx.header.correlation_id, ctx.api_version, resp);
+int32_t apply_throttle(RequestContext& ctx, Resp& resp) {
+  const int32_t throttle = settle_throttle(ctx);
+  if constexpr (requires { resp.throttle_time_ms; }) {
+    if (throttle > resp.throttle_time_ms) resp.throttle_time_ms = throttle;
+  }
+  return throttle;
+}
+
+template <typename Resp>
+Response respond(RequestContext& ctx, Resp& resp) {
+  const int32_t throttle = apply_throttle(ctx, resp);
+  Response out = protocol::encode_response_frame(ctx.header.correlation_id, ctx.api_version, resp);
+  out.throttle_ms = throttle;
+  return out;
+}
+template <typename Resp>
+Response respond(RequestContext& ctx, const Resp& resp) {
+  Resp copy = resp;
+  return respond(ctx, copy);
 }
 
 // A response whose external records views (RecordsView::external, FileSliceLists owned by
 // keep_alive) are sent from their files.
 template <typename Resp>
-Response respond_spliced(const RequestContext& ctx, const Resp& resp,
-                         std::shared_ptr<const void> keep_alive) {
-  return Response(
+Response respond_spliced(RequestContext& ctx, Resp& resp, std::shared_ptr<const void> keep_alive) {
+  const int32_t throttle = apply_throttle(ctx, resp);
+  Response out(
       protocol::encode_response_frame_spliced(ctx.header.correlation_id, ctx.api_version, resp),
       std::move(keep_alive));
+  out.throttle_ms = throttle;
+  return out;
 }
 
 }  // namespace mirra::server

@@ -28,6 +28,9 @@ struct Response {
   // Holes in `bytes`, in order; each source is a FileSliceList that keep_alive owns.
   std::vector<protocol::Splice> splices;
   std::shared_ptr<const void> keep_alive;
+  // The client's quota throttle (docs/quotas.md): the connection reads no further request from
+  // the client for this long after the response (KIP-219 muting), even if it has no bytes.
+  int64_t throttle_ms = 0;
 
   bool empty() const { return bytes.empty() && splices.empty(); }
   size_t size() const {

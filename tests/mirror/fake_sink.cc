@@ -54,7 +54,7 @@ std::vector<SinkTopic> FakeSink::topics(const std::string& mirror) const {
   std::vector<SinkTopic> out;
   for (const auto& [name, t] : topics_) {
     if (t.mirror != mirror) continue;
-    SinkTopic& topic = out.emplace_back(SinkTopic{name, t.id, {}});
+    SinkTopic& topic = out.emplace_back(SinkTopic{name, t.id, {}, t.throttled_replicas});
     for (int32_t p = 0; p < t.partitions; ++p) topic.partitions.push_back(p);
   }
   return out;

@@ -32,6 +32,10 @@ class FakeSink : public MirrorSink {
   // A topic of `mirror` whose partitions start empty and PREPARING.
   void add_topic(const std::string& mirror, const std::string& name, Uuid id, int32_t partitions);
   FakeLog& partition(const client::TopicPartition& tp) { return logs_.at(tp); }
+  // The topic's mirror.replication.throttled.replicas.
+  void set_throttled_replicas(const std::string& topic, std::string value) {
+    topics_.at(topic).throttled_replicas = std::move(value);
+  }
   // The state of a partition as a test sets it (pause, failover, ...), fenced like any write.
   void set_state(const client::TopicPartition& tp, MirrorState state);
   std::optional<MirrorState> state_of(const client::TopicPartition& tp) const;
@@ -72,6 +76,7 @@ class FakeSink : public MirrorSink {
     std::string mirror;
     Uuid id;
     int32_t partitions = 0;
+    std::string throttled_replicas = {};
   };
   MirrorStateKey key_of(const client::TopicPartition& tp) const;
 

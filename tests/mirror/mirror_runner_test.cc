@@ -59,8 +59,9 @@ class MirrorRunnerTest : public ::testing::Test {
 
   // mirror.fetch.max.bytes of 1: one batch per answer, so that copying takes many pipelined
   // rounds.
-  void start() {
-    MirrorRunnerContext ctx{io_.get_executor(), sink_, broker_, 1, {}, [] { return 0.5; }};
+  void start(MirrorThrottle* throttle = nullptr) {
+    MirrorRunnerContext ctx{io_.get_executor(), sink_,   broker_, 1, {},
+                            [] { return 0.5; }, throttle};
     const MirrorConfigs configs = {{"bootstrap.servers", "source:9092"},
                                    {"mirror.fetch.max.wait.ms", "20"},
                                    {"mirror.fetch.max.bytes", "1"}};
@@ -517,6 +518,70 @@ TEST_F(MirrorRunnerTest, PartitionsAddedOnTheSourceAreNotedWithTheirLogEnd) {
   EXPECT_FALSE(runner_->source_only().count(kP0));
   ASSERT_TRUE(run_until([&] { return identical(kP0); }));  // the mirrored one is copied
   EXPECT_FALSE(sink_.log(kP1).has_value());
+}
+
+}  // namespace
+}  // namespace mirra::mirror
+
+namespace mirra::mirror {
+namespace {
+
+// docs/quotas.md: over mirror.replication.throttled.rate only the listed partitions wait; the
+// cap raised, they go on.
+TEST_F(MirrorRunnerTest, OverTheCapOnlyTheListedPartitionsAreHeldBack) {
+  add_topic(2);
+  produce(kP0, 10);
+  produce(kP1, 10);
+  sink_.set_throttled_replicas("orders", "0:1,1:2");  // partition 1 is broker 2's, not ours
+  int64_t limit = 1;                                  // byte per second: one answer overdraws it
+  MirrorThrottle throttle([&] { return limit; });
+  start(&throttle);
+  ASSERT_TRUE(run_until([&] { return identical(kP1); }));
+  idle_for(200ms);
+  EXPECT_LE(fetches_of(kP0), 1u) << "partition 0 was fetched over the cap";
+  EXPECT_FALSE(identical(kP0));
+  EXPECT_GT(runner_->destination_throttled_ms(), 0);
+  EXPECT_EQ(runner_->throttled_rate(), 1);
+  limit = kUnthrottledRate;
+  ASSERT_TRUE(run_until([&] { return identical(kP0); }));
+  const int64_t held = runner_->destination_throttled_ms();
+  idle_for(100ms);
+  EXPECT_EQ(runner_->destination_throttled_ms(), held) << "still counted as held back";
+}
+
+TEST(MirrorThrottle, TokenBucketOfOneSecond) {
+  int64_t limit = 1000;
+  MirrorThrottle t([&] { return limit; });
+  EXPECT_FALSE(t.exceeded(0));
+  t.record(1000, 0);  // the first second's burst
+  EXPECT_FALSE(t.exceeded(0));
+  t.record(500, 0);
+  EXPECT_EQ(t.wait_ms(0), 500);
+  EXPECT_TRUE(t.exceeded(250));
+  EXPECT_FALSE(t.exceeded(500));
+  limit = kUnthrottledRate;
+  t.record(1'000'000, 500);
+  EXPECT_FALSE(t.exceeded(500));
+  limit = 0;  // nothing at all
+  EXPECT_TRUE(t.exceeded(600));
+}
+
+TEST(MirrorThrottle, ParsesRatesAndThrottledReplicas) {
+  EXPECT_EQ(parse_throttled_rate(" 5000000 ").value(), 5000000);
+  EXPECT_EQ(parse_throttled_rate("-1").status().code(), ErrorCode::INVALID_CONFIG);
+  EXPECT_EQ(parse_throttled_rate("5MB").status().code(), ErrorCode::INVALID_CONFIG);
+  auto all = parse_throttled_replicas(kMirrorThrottledReplicasKey, " * ", 1);
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->contains(7));
+  auto some = parse_throttled_replicas(kMirrorThrottledReplicasKey, "0:1, 2:1,3:2", 1);
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some->partitions, (std::set<int32_t>{0, 2}));
+  EXPECT_TRUE(parse_throttled_replicas(kMirrorThrottledReplicasKey, "", 1)->partitions.empty());
+  for (const char* bad : {"0", "0:", ":1", "a:1", "0:1:2", "-1:1", "*,0:1"}) {
+    EXPECT_EQ(parse_throttled_replicas(kMirrorThrottledReplicasKey, bad, 1).status().code(),
+              ErrorCode::INVALID_CONFIG)
+        << bad;
+  }
 }
 
 }  // namespace

@@ -142,3 +142,50 @@ def describe_configs_raw(port, type_, name, keys=None, documentation=False):
     return out
 
 
+
+
+def alter_client_quotas(port, entries, validate_only=False):
+    """AlterClientQuotas v1. entries: [([(entity_type, name or None)], [(key, value or None)])],
+    a None value removing the key -> [(error, message)] in order."""
+    w = Writer(True)
+
+    def op(w, o):
+        w.string(o[0]).int("d", o[1] if o[1] is not None else 0.0).int("?", o[1] is None).tags()
+
+    def entry(w, e):
+        w.array(e[0], lambda w, c: w.string(c[0]).string(c[1]).tags())
+        w.array(e[1], op).tags()
+    w.array(entries, entry).int("?", validate_only).tags()
+    r = call(port, 49, 1, True, w)
+    r.int("i")
+
+    def result(r):
+        err, msg = r.int("h"), r.string()
+        r.array(lambda r: (r.string(), r.string(), r.tags()))
+        r.tags()
+        return err, msg
+    results = r.array(result)
+    r.tags()
+    r.end()
+    return results
+
+
+def describe_client_quotas(port, components, strict=False):
+    """DescribeClientQuotas v1. components: [(entity_type, match_type, name)] ->
+    (error, message, [({entity_type: name}, {key: value})])"""
+    w = Writer(True)
+    w.array(components, lambda w, c: w.string(c[0]).int("b", c[1]).string(c[2]).tags())
+    w.int("?", strict).tags()
+    r = call(port, 48, 1, True, w)
+    r.int("i")
+    err, msg = r.int("h"), r.string()
+
+    def entry(r):
+        entity = dict((t, n) for t, n, _ in r.array(lambda r: (r.string(), r.string(), r.tags())))
+        values = dict((k, v) for k, v, _ in r.array(lambda r: (r.string(), r.int("d"), r.tags())))
+        r.tags()
+        return entity, values
+    entries = r.array(entry)
+    r.tags()
+    r.end()
+    return err, msg, entries

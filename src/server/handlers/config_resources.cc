@@ -14,6 +14,7 @@
 #include "metadata/records.h"
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_config.h"
+#include "mirror/mirror_throttle.h"
 #include "security/secrets.h"
 #include "server/handlers/authorize.h"
 
@@ -184,6 +185,40 @@ std::vector<ConfigEntry> broker_default_entries(const RequestContext& ctx) {
   return out;
 }
 
+// The dynamic broker keys that are not topic defaults (mirror.replication.throttled.rate) as
+// this node runs with them: its own dynamic value, the cluster-wide one, server.properties',
+// Kafka's default, the winner first among the synonyms.
+std::vector<ConfigEntry> mirror_broker_entries(const RequestContext& ctx) {
+  const std::string key(mirror::kMirrorThrottledRateKey);
+  const metadata::MetadataImage& image = ctx.broker->metadata->image();
+  ConfigEntry e;
+  e.name = key;
+  e.type = ConfigType::kLong;
+  e.doc =
+      "Bytes per second all mirror fetches of this broker may take for the partitions "
+      "listed in mirror.replication.throttled.replicas.";
+  auto add = [&](const std::string* value, ConfigSource source) {
+    if (value != nullptr) e.synonyms.push_back({key, *value, source});
+  };
+  auto find = [&](const std::map<std::string, std::string>& m) -> const std::string* {
+    auto it = m.find(key);
+    return it == m.end() ? nullptr : &it->second;
+  };
+  if (auto n = image.node_configs().find(std::to_string(ctx.broker->config->node_id));
+      n != image.node_configs().end()) {
+    add(find(n->second), ConfigSource::kDynamicBroker);
+  }
+  add(find(image.broker_configs()), ConfigSource::kDynamicDefaultBroker);
+  if (ctx.broker->static_settings != nullptr) {
+    add(find(*ctx.broker->static_settings), ConfigSource::kStaticBroker);
+  }
+  const std::string kafka_default = std::to_string(mirror::kUnthrottledRate);
+  add(&kafka_default, ConfigSource::kDefault);
+  e.value = e.synonyms.front().value;
+  e.source = e.synonyms.front().source;
+  return {std::move(e)};
+}
+
 // Everything this broker runs with: dynamic topic defaults first (their value resolves through
 // the dynamic default, the static setting and Kafka's default), then the start-up settings.
 std::vector<ConfigEntry> this_broker_entries(const RequestContext& ctx) {
@@ -210,6 +245,7 @@ std::vector<ConfigEntry> this_broker_entries(const RequestContext& ctx) {
   for (const auto& [key, value] : statics) {
     entries.try_emplace(key, single_source_entry(key, value, ConfigSource::kStaticBroker));
   }
+  for (ConfigEntry& e : mirror_broker_entries(ctx)) entries.insert_or_assign(e.name, std::move(e));
   for (ConfigEntry& e : broker_default_entries(ctx)) entries.try_emplace(e.name, std::move(e));
   std::vector<ConfigEntry> out;
   for (auto& [key, e] : entries) out.push_back(std::move(e));
@@ -220,6 +256,9 @@ std::vector<ConfigEntry> this_broker_entries(const RequestContext& ctx) {
 // is the default of.
 Status validate_broker_change(const RequestContext& ctx, const std::string& key,
                               const std::optional<std::string>& value) {
+  if (key == mirror::kMirrorThrottledRateKey) {
+    return value ? mirror::parse_throttled_rate(*value).status() : Status::OK();
+  }
   const TopicConfigDef* def = dynamic_def(key);
   if (def == nullptr) {
     if (is_known_broker_key(ctx, key)) {

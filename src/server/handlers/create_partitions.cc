@@ -11,6 +11,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "server/client_quotas.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
@@ -66,6 +67,9 @@ Status check_assignments(const RequestContext& ctx,
 
 }  // namespace
 
+// From this version a topic over the client's controller_mutation_rate is refused (KIP-599).
+constexpr int16_t kStrictQuotaFromVersion = 3;
+
 asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
   auto req = decode_body<CreatePartitionsRequest>(ctx);
   if (!req.ok()) co_return req.status();
@@ -84,8 +88,12 @@ asio::awaitable<HandlerResult> handle_create_partitions(RequestContext& ctx) {
       s = check_writable(ctx, t.name, -1);
       if (s.ok()) s = check_assignments(ctx, t);
     }
+    if (s.ok()) s = check_mutation_quota(ctx, ctx.api_version >= kStrictQuotaFromVersion);
     if (s.ok()) {
+      const auto* topic = ctx.broker->metadata->image().topic(t.name);
+      const int64_t before = topic != nullptr ? static_cast<int64_t>(topic->partitions.size()) : 0;
       s = co_await ctx.broker->topic_admin->create_partitions(t.name, t.count, req->validate_only);
+      if (s.ok() && !req->validate_only) record_mutation(ctx, int64_t{t.count} - before);
     }
     resp.results.push_back({t.name, error_number(s.code()), error_message(s), {}});
   }

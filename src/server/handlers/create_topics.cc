@@ -10,6 +10,7 @@
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
 #include "cluster/topic_config.h"
+#include "server/client_quotas.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
@@ -63,6 +64,9 @@ void describe_created(const RequestContext& ctx, const cluster::NewTopic& nt,
 
 }  // namespace
 
+// From this version a topic over the client's controller_mutation_rate is refused (KIP-599).
+constexpr int16_t kStrictQuotaFromVersion = 6;
+
 asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
   auto req = decode_body<CreateTopicsRequest>(ctx);
   if (!req.ok()) co_return req.status();
@@ -90,11 +94,20 @@ asio::awaitable<HandlerResult> handle_create_topics(RequestContext& ctx) {
       continue;
     }
     const cluster::NewTopic& nt = parsed.value();
+    if (Status q = check_mutation_quota(ctx, ctx.api_version >= kStrictQuotaFromVersion); !q) {
+      out.error_code = error_number(q.code());
+      out.error_message = q.message();
+      continue;
+    }
     auto created = co_await ctx.broker->topic_admin->create_topic(nt, req->validate_only);
     if (!created.ok()) {
       out.error_code = error_number(created.status().code());
       out.error_message = created.status().message();
       continue;
+    }
+    if (!req->validate_only) {
+      const auto* made = ctx.broker->metadata->image().topic(nt.name);
+      record_mutation(ctx, made != nullptr ? static_cast<int64_t>(made->partitions.size()) : 0);
     }
     out.topic_id = created.value();
     if (ctx.api_version < 5) continue;

@@ -4,6 +4,7 @@
 
 #include "cluster/metadata_store.h"
 #include "cluster/topic_admin.h"
+#include "server/client_quotas.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
 
@@ -11,6 +12,9 @@ namespace mirra::server {
 
 using protocol::DeleteTopicsRequest;
 using protocol::DeleteTopicsResponse;
+
+// From this version a topic over the client's controller_mutation_rate is refused (KIP-599).
+constexpr int16_t kStrictQuotaFromVersion = 5;
 
 asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx) {
   auto req = decode_body<DeleteTopicsRequest>(ctx);
@@ -47,7 +51,10 @@ asio::awaitable<HandlerResult> handle_delete_topics(RequestContext& ctx) {
     out.name = topic->name;
     out.topic_id = topic->id;
     const std::string topic_name = topic->name;  // `topic` dies with the change
-    Status s = co_await ctx.broker->topic_admin->delete_topic(topic_name);
+    const auto partitions = static_cast<int64_t>(topic->partitions.size());
+    Status s = check_mutation_quota(ctx, ctx.api_version >= kStrictQuotaFromVersion);
+    if (s.ok()) s = co_await ctx.broker->topic_admin->delete_topic(topic_name);
+    if (s.ok()) record_mutation(ctx, partitions);
     if (!s.ok()) {
       out.error_code = error_number(s.code());
       out.error_message = s.message();

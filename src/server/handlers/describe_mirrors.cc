@@ -92,6 +92,9 @@ asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
       }
     }
     sync_to_wire(d.sync, out);
+    out.throttled_rate = d.throttled_rate == mirror::kUnthrottledRate ? -1 : d.throttled_rate;
+    out.destination_throttled_ms = d.destination_throttled_ms;
+    out.source_throttled_ms = d.source_throttled_ms;
   }
   co_return respond(ctx, resp);
 }

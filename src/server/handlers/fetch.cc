@@ -4,6 +4,8 @@
 // partition with data gets at least one whole batch, KIP-74). With fewer than min_bytes
 // available it waits up to max_wait_ms for appends to any of the partitions (long poll).
 // Fetch sessions (KIP-227) are in server/fetch_session.h; topic ids replace names from v13.
+// A client over its consumer_byte_rate gets an answer without records and a throttle time
+// (docs/quotas.md).
 #include "protocol/messages/fetch.h"
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "server/client_quotas.h"
 #include "server/fetch_session.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
@@ -295,16 +298,37 @@ asio::awaitable<HandlerResult> handle_fetch(RequestContext& ctx) {
     resp.error_code = error_number(e);
     co_return respond(ctx, resp);
   }
+  ClientQuotas* quotas = ctx.broker->quotas;
+  // consumer_byte_rate: one response carries at most what the quota allows over the window, so
+  // that a single fetch cannot earn a throttle on its own (docs/quotas.md).
+  if (quotas != nullptr) {
+    if (auto cap = quotas->fetch_max_bytes(ctx.quota_client())) {
+      req->max_bytes = static_cast<int32_t>(std::min<int64_t>(req->max_bytes, *cap));
+    }
+  }
   const auto wait = std::min<std::chrono::milliseconds>(
       std::chrono::milliseconds(std::max(0, req->max_wait_ms)), ctx.broker->max_fetch_wait);
   const auto deadline = Clock::now() + wait;
   int64_t bytes = co_await read_all(ctx, req.value(), targets);
   while (bytes < req->min_bytes && !any_error(targets) && Clock::now() < deadline) {
+    const auto waiting = Clock::now();
     co_await wait_for_data(targets, deadline);
+    ctx.waited += Clock::now() - waiting;  // the long poll is not the client's request time
     for (Target& t : targets) {
       if (t.part && t.part->removed) t.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     }
     bytes = co_await read_all(ctx, req.value(), targets);
+  }
+  if (quotas != nullptr) {
+    ctx.throttle_ms = quotas->record_fetch(ctx.quota_client(), bytes);
+    if (ctx.throttle_ms > 0) {
+      // Kafka's throttled fetch: no partitions at all, so the session's state stays as the
+      // client last saw it, and the bytes not sent no longer count.
+      quotas->unrecord_fetch(ctx.quota_client(), bytes);
+      FetchResponse throttled;
+      throttled.session_id = session ? session->id : 0;
+      co_return respond(ctx, throttled);
+    }
   }
   const bool incremental = req->session_epoch > 0;
   auto owned = std::make_shared<std::vector<Target>>(std::move(targets));

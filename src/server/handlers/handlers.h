@@ -74,5 +74,8 @@ asio::awaitable<HandlerResult> handle_describe_acls(RequestContext& ctx);
 // SCRAM users in the metadata log.
 asio::awaitable<HandlerResult> handle_describe_user_scram_credentials(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_alter_user_scram_credentials(RequestContext& ctx);
+// Client quotas (metadata log; enforced by server/client_quotas.h).
+asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_alter_client_quotas(RequestContext& ctx);
 
 }  // namespace mirra::server

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "server/client_quotas.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
 #include "server/handlers/handlers.h"
@@ -141,11 +142,18 @@ asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
       tr.partition_responses.push_back(std::move(pr));
     }
   }
+  // producer_byte_rate counts the whole request, as Kafka's does.
+  if (ctx.broker->quotas != nullptr) {
+    ctx.throttle_ms = ctx.broker->quotas->record_produce(ctx.quota_client(),
+                                                         static_cast<int64_t>(ctx.frame.size()));
+  }
   if (req->acks == 0) {
     if (!first_error.ok()) {
       co_return Status(first_error.code(), "acks=0 produce failed: " + first_error.message());
     }
-    co_return protocol::Bytes{};  // acks=0: no response
+    Response none;  // acks=0: no response, but a throttled producer is still muted
+    none.throttle_ms = settle_throttle(ctx);
+    co_return none;
   }
   co_return respond(ctx, resp);
 }

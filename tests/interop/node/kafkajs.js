@@ -19,7 +19,7 @@ function securityOptions (sec) {
 }
 
 function kafkaFor (req, logCreator) {
-  return new Kafka({ brokers: req.brokers, clientId: 'interop-kafkajs',
+  return new Kafka({ brokers: req.brokers, clientId: req.clientId ?? 'interop-kafkajs',
     logLevel: logCreator ? logLevel.DEBUG : logLevel.NOTHING, logCreator,
     retry: { retries: req.retries ?? 3, initialRetryTime: 100 }, ...securityOptions(req.security) })
 }
@@ -257,7 +257,25 @@ async function stream (req, emit) {
   emit({ counts })
 }
 
+// A producer sending req.batch records of req.size bytes per request to req.topic as fast as the
+// broker lets it, for req.seconds (client quotas, test_quotas.py): one line {t, bytes} per
+// acknowledged request, t in ms since the start.
+async function flood (req, kafka, emit) {
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  try {
+    const messages = Array.from({ length: req.batch }, () => ({ value: Buffer.alloc(req.size, 120) }))
+    const start = Date.now()
+    while (Date.now() - start < req.seconds * 1000) {
+      await producer.send({ topic: req.topic, acks: 1, messages })
+      emit({ t: Date.now() - start, bytes: req.batch * req.size })
+    }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
 const withKafka = f => (req, emit) => f(req, kafkaFor(req), emit)
 run({ create: withKafka(create), delete: withKafka(deleteTopic), partitions: withKafka(partitions), produce: withKafka(produce),
   offset: withKafka(offset), consume: withKafka(consume), group: withKafka(group), txn: withKafka(txn),
-  probe: withKafka(probe), stream })
+  probe: withKafka(probe), flood: withKafka(flood), stream })
