@@ -166,7 +166,8 @@ Status check_configs_args(ConfigsArgs& a) {
     auto known = canonical_entity_type(type);
     if (!known)
       return invalid(fmt::format(
-          "--entity-type '{}' is not supported (supported: topics, brokers, users, clients)", type));
+          "--entity-type '{}' is not supported (supported: topics, brokers, users, clients)",
+          type));
     type = std::string(*known);
   }
   if (a.entity_types.size() > 1) {
@@ -184,9 +185,10 @@ Status check_configs_args(ConfigsArgs& a) {
     return invalid("--add-config and --delete-config go with --alter, not --describe");
   if (a.alter) {
     if (a.entity_names.size() != a.entity_types.size())
-      return invalid(entity_kind(a) == kTopicsEntity
-                         ? "--alter needs --entity-name"
-                         : "--alter needs --entity-name or --entity-default for each --entity-type");
+      return invalid(
+          entity_kind(a) == kTopicsEntity
+              ? "--alter needs --entity-name"
+              : "--alter needs --entity-name or --entity-default for each --entity-type");
     if (a.add_config.empty() && a.delete_config.empty())
       return invalid("--alter needs --add-config or --delete-config");
   }
@@ -240,8 +242,8 @@ Status check_deletable(const std::vector<std::string>& deletes, const std::set<s
     if (set.count(k) == 0) missing.push_back(k);
   }
   if (missing.empty()) return Status::OK();
-  return invalid(fmt::format("Invalid config(s): {} (not set on the entity)",
-                             fmt::join(missing, ",")));
+  return invalid(
+      fmt::format("Invalid config(s): {} (not set on the entity)", fmt::join(missing, ",")));
 }
 
 bool is_scram_key(std::string_view key) {
@@ -348,8 +350,8 @@ std::string resource_header(std::string_view entity_type, const std::string& nam
 std::string config_entry_line(const client::ConfigEntry& e) {
   std::vector<std::string> synonyms;
   for (const client::ConfigSynonym& s : e.synonyms) {
-    synonyms.push_back(fmt::format("{}:{}={}", config_source_name(s.source), s.name,
-                                   s.value.value_or("null")));
+    synonyms.push_back(
+        fmt::format("{}:{}={}", config_source_name(s.source), s.name, s.value.value_or("null")));
   }
   return fmt::format("  {}={} sensitive={} synonyms={{{}}}", e.name, e.value.value_or("null"),
                      e.sensitive, fmt::join(synonyms, ", "));
@@ -382,7 +384,8 @@ Result<std::vector<client::ConfigAlteration>> config_alterations(std::string_vie
 }
 
 std::string completed_line(std::string_view entity_type, const std::optional<std::string>& name) {
-  if (!name) return fmt::format("Completed updating default config for {} in the cluster.", entity_type);
+  if (!name)
+    return fmt::format("Completed updating default config for {} in the cluster.", entity_type);
   return fmt::format("Completed updating config for {} {}.",
                      entity_type.substr(0, entity_type.size() - 1), *name);
 }

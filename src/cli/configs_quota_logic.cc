@@ -50,9 +50,10 @@ const std::optional<std::string>& user_name(const ConfigsArgs& a) { return a.ent
 
 Status unknown_key(const ConfigsArgs& a, std::string_view option, const std::string& key) {
   if (users_only(a))
-    return invalid(fmt::format("{}: '{}' is not a config of users (known: {}, SCRAM-SHA-256, "
-                               "SCRAM-SHA-512)",
-                               option, key, known_quota_keys()));
+    return invalid(
+        fmt::format("{}: '{}' is not a config of users (known: {}, SCRAM-SHA-256, "
+                    "SCRAM-SHA-512)",
+                    option, key, known_quota_keys()));
   return invalid(fmt::format("{}: '{}' is not a quota config (known: {}){}", option, key,
                              known_quota_keys(),
                              is_scram_key(key) ? "; SCRAM credentials are for users alone" : ""));
@@ -149,13 +150,13 @@ std::string quota_line(const client::QuotaEntry& e) {
                            : fmt::format("the default {}", p.type));
   }
   std::vector<client::QuotaValue> values = e.values;
-  std::sort(values.begin(), values.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
+  std::sort(values.begin(), values.end(),
+            [](const auto& x, const auto& y) { return x.key < y.key; });
   std::vector<std::string> items;
   for (const client::QuotaValue& v : values) {
     items.push_back(fmt::format("{}={}", v.key, java_double(v.value)));
   }
-  return fmt::format("Quota configs for {} are {}", fmt::join(parts, ", "),
-                     fmt::join(items, ", "));
+  return fmt::format("Quota configs for {} are {}", fmt::join(parts, ", "), fmt::join(items, ", "));
 }
 
 bool describes_scram(const ConfigsArgs& a) {

@@ -211,7 +211,7 @@ TEST(AddConfig, KafkasSyntax) {
   EXPECT_EQ((*r)[0].value, "1000");
   EXPECT_EQ((*r)[1].key, "cleanup.policy");
   EXPECT_EQ((*r)[1].value, "compact,delete");  // brackets taken out
-  EXPECT_EQ((*r)[2].value, "");                 // an empty value is allowed
+  EXPECT_EQ((*r)[2].value, "");                // an empty value is allowed
   auto raw = split_add_config("SCRAM-SHA-256=[password=a=b],k=v");
   ASSERT_TRUE(raw.ok());
   EXPECT_EQ((*raw)[0].value, "[password=a=b]");  // '=' inside brackets stays in the value
@@ -269,13 +269,12 @@ TEST(ResourceConfigs, KafkasDescribeLines) {
 
 TEST(ResourceConfigs, ShownEntriesAreTheEntitysOwnSorted) {
   using S = client::ConfigSource;
-  std::vector<client::ConfigEntry> entries = {{"segment.ms", "1", false, false, S::dynamic_topic},
-                                              {"cleanup.policy", "delete", false, false,
-                                               S::default_config},
-                                              {"retention.ms", "5", false, false, S::dynamic_topic},
-                                              {"log.x", "1", false, false,
-                                               S::dynamic_default_broker},
-                                              {"log.y", "1", false, false, S::dynamic_broker}};
+  std::vector<client::ConfigEntry> entries = {
+      {"segment.ms", "1", false, false, S::dynamic_topic},
+      {"cleanup.policy", "delete", false, false, S::default_config},
+      {"retention.ms", "5", false, false, S::dynamic_topic},
+      {"log.x", "1", false, false, S::dynamic_default_broker},
+      {"log.y", "1", false, false, S::dynamic_broker}};
   auto names = [](const std::vector<client::ConfigEntry>& es) {
     std::vector<std::string> out;
     for (const auto& e : es) out.push_back(e.name);
@@ -284,8 +283,7 @@ TEST(ResourceConfigs, ShownEntriesAreTheEntitysOwnSorted) {
   EXPECT_EQ(names(shown_entries(entries, "topics", "t", false)),
             (std::vector<std::string>{"retention.ms", "segment.ms"}));
   EXPECT_EQ(names(shown_entries(entries, "topics", "t", true)).size(), 5u);
-  EXPECT_EQ(names(shown_entries(entries, "brokers", "", false)),
-            std::vector<std::string>{"log.x"});
+  EXPECT_EQ(names(shown_entries(entries, "brokers", "", false)), std::vector<std::string>{"log.x"});
   EXPECT_EQ(names(shown_entries(entries, "brokers", "1", false)),
             std::vector<std::string>{"log.y"});
   EXPECT_EQ(config_resource("brokers", "").type, client::ConfigResourceType::broker);

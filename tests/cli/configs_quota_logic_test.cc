@@ -159,10 +159,10 @@ TEST(QuotaAlterPlan, RefusalsNameTheKey) {
               std::string::npos)
         << bad;
   }
-  EXPECT_NE(plan_error(quota_args({"clients"}, {"app1"}, "producer_byte_rate=1",
-                                  "producer_byte_rate"))
-                .find("both added and deleted"),
-            std::string::npos);
+  EXPECT_NE(
+      plan_error(quota_args({"clients"}, {"app1"}, "producer_byte_rate=1", "producer_byte_rate"))
+          .find("both added and deleted"),
+      std::string::npos);
 }
 
 TEST(QuotaDescribe, ScramOnlyForNamedOrAllUsers) {
