@@ -238,6 +238,14 @@ def test_quotas_default_entities(server):
                  "--entity-type", "clients", "--entity-default") == [
         "Quota configs for user-principal 'bob', the default client-id are "
         "controller_mutation_rate=10.0"]
+    # The default first, a name second: still paired in order.
+    ok(configs(server, "--alter", "--entity-type", "users", "--entity-default",
+               "--entity-type", "clients", "--entity-name", "app3", "--add-config",
+               "producer_byte_rate=7"))
+    assert lines(server, "--entity-type", "clients", "--entity-name", "app3",
+                 "--entity-type", "users", "--entity-default") == [
+        "Quota configs for the default user-principal, client-id 'app3' are "
+        "producer_byte_rate=7.0"]
     # Every user entity: the default here, and no SCRAM users.
     assert lines(server, "--entity-type", "users") == [
         "Quota configs for the default user-principal are consumer_byte_rate=2048.0"]
