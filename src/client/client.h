@@ -26,6 +26,7 @@
 #include "client/acl_types.h"
 #include "client/broker_connection.h"
 #include "client/fetch_sessions.h"
+#include "client/quota_types.h"
 #include "client/scram_users.h"
 #include "client/types.h"
 
@@ -72,8 +73,9 @@ class Client {
   asio::awaitable<Result<std::vector<TopicResult>>> delete_topics(std::vector<std::string> names);
   asio::awaitable<Result<std::vector<TopicResult>>> create_partitions(
       std::vector<NewPartitions> topics, bool validate_only = false);
+  // With `include_synonyms`, each entry lists the values it falls back through.
   asio::awaitable<Result<std::vector<ConfigResourceResult>>> describe_configs(
-      std::vector<ConfigResource> resources);
+      std::vector<ConfigResource> resources, bool include_synonyms = false);
   asio::awaitable<Result<std::vector<ResourceResult>>> incremental_alter_configs(
       std::vector<AlterConfigResource> resources, bool validate_only = false);
 
@@ -188,6 +190,14 @@ class Client {
   // never leaves the client); a user named twice is refused by the broker (DUPLICATE_RESOURCE).
   asio::awaitable<Result<std::vector<ScramUserResult>>> alter_user_scram_credentials(
       std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions);
+
+  // ---- client quotas (client_quotas.cc) ----
+  // The quota entities the filter matches, with their values, sent to any broker (quotas live
+  // in the metadata log every broker holds). The Result fails on the broker's error.
+  asio::awaitable<Result<std::vector<QuotaEntry>>> describe_client_quotas(QuotaFilter filter);
+  // One request; one result per alteration, in the broker's order.
+  asio::awaitable<Result<std::vector<QuotaAlterationResult>>> alter_client_quotas(
+      std::vector<QuotaAlteration> alterations, bool validate_only = false);
 
   // The connection to a broker by node id (from metadata), opened if needed.
   asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> connection(int32_t node_id);

@@ -100,8 +100,9 @@ asio::awaitable<Result<std::vector<TopicResult>>> Client::create_partitions(
 }
 
 asio::awaitable<Result<std::vector<ConfigResourceResult>>> Client::describe_configs(
-    std::vector<ConfigResource> resources) {
+    std::vector<ConfigResource> resources, bool include_synonyms) {
   protocol::DescribeConfigsRequest req;
+  req.include_synonyms = include_synonyms;
   for (const ConfigResource& r : resources) {
     auto& dr = req.resources.emplace_back();
     dr.resource_type = static_cast<int8_t>(r.type);
@@ -120,8 +121,12 @@ asio::awaitable<Result<std::vector<ConfigResourceResult>>> Client::describe_conf
     res.resource = resource_of(r.resource_type, r.resource_name);
     res.status = status_from(r.error_code, r.error_message, "configs of " + r.resource_name);
     for (const auto& c : r.configs) {
-      res.entries.push_back({c.name, c.value, c.read_only, c.is_sensitive,
-                             static_cast<ConfigSource>(c.config_source)});
+      ConfigEntry& e = res.entries.emplace_back();
+      e = {c.name, c.value, c.read_only, c.is_sensitive,
+           static_cast<ConfigSource>(c.config_source)};
+      for (const auto& syn : c.synonyms) {
+        e.synonyms.push_back({syn.name, syn.value, static_cast<ConfigSource>(syn.source)});
+      }
     }
     out.push_back(std::move(res));
   }

@@ -42,8 +42,17 @@ Result<std::vector<TopicResult>> SyncClient::create_partitions(std::vector<NewPa
 }
 
 Result<std::vector<ConfigResourceResult>> SyncClient::describe_configs(
-    std::vector<ConfigResource> resources) {
-  return run(client_->describe_configs(std::move(resources)));
+    std::vector<ConfigResource> resources, bool include_synonyms) {
+  return run(client_->describe_configs(std::move(resources), include_synonyms));
+}
+
+Result<std::vector<QuotaEntry>> SyncClient::describe_client_quotas(QuotaFilter filter) {
+  return run(client_->describe_client_quotas(std::move(filter)));
+}
+
+Result<std::vector<QuotaAlterationResult>> SyncClient::alter_client_quotas(
+    std::vector<QuotaAlteration> alterations, bool validate_only) {
+  return run(client_->alter_client_quotas(std::move(alterations), validate_only));
 }
 
 Result<std::vector<ResourceResult>> SyncClient::incremental_alter_configs(

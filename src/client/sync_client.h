@@ -27,7 +27,8 @@ class SyncClient {
   Result<std::vector<TopicResult>> delete_topics(std::vector<std::string> names);
   Result<std::vector<TopicResult>> create_partitions(std::vector<NewPartitions> topics,
                                                      bool validate_only = false);
-  Result<std::vector<ConfigResourceResult>> describe_configs(std::vector<ConfigResource> resources);
+  Result<std::vector<ConfigResourceResult>> describe_configs(std::vector<ConfigResource> resources,
+                                                             bool include_synonyms = false);
   Result<std::vector<ResourceResult>> incremental_alter_configs(
       std::vector<AlterConfigResource> resources, bool validate_only = false);
   Result<std::vector<PartitionOffset>> list_offsets(
@@ -61,6 +62,9 @@ class SyncClient {
       std::optional<std::vector<std::string>> users);
   Result<std::vector<ScramUserResult>> alter_user_scram_credentials(
       std::vector<ScramDeletion> deletions, std::vector<ScramUpsertion> upsertions);
+  Result<std::vector<QuotaEntry>> describe_client_quotas(QuotaFilter filter);
+  Result<std::vector<QuotaAlterationResult>> alter_client_quotas(
+      std::vector<QuotaAlteration> alterations, bool validate_only = false);
   Result<std::vector<Status>> create_acls(std::vector<security::AclBinding> acls);
   Result<std::vector<security::AclBinding>> describe_acls(security::AclBindingFilter filter);
   Result<std::vector<AclDeletion>> delete_acls(std::vector<security::AclBindingFilter> filters);

@@ -121,12 +121,20 @@ enum class ConfigSource : int8_t {
   dynamic_broker_logger = 6,
 };
 
+// A value the entry falls back through (DescribeConfigs with synonyms), most specific first.
+struct ConfigSynonym {
+  std::string name;
+  std::optional<std::string> value;  // null for a sensitive config
+  ConfigSource source = ConfigSource::unknown;
+};
+
 struct ConfigEntry {
   std::string name;
   std::optional<std::string> value;
   bool read_only = false;
   bool sensitive = false;
   ConfigSource source = ConfigSource::unknown;
+  std::vector<ConfigSynonym> synonyms = {};  // asked for with include_synonyms only
 };
 
 struct ConfigResourceResult {
