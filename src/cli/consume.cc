@@ -130,6 +130,8 @@ int run_consume(const ConsumeArgs& a) {
         positions[i].offset = one[0].offset;
         continue;
       }
+      // A consumer quota held the fetch back: fetched again once the throttle has passed.
+      if (f.status.code() == ErrorCode::THROTTLING_QUOTA_EXCEEDED) continue;
       if (!f.status.ok()) return fail(kCommand, f.status.message());
       const int64_t limit = a.max_messages ? *a.max_messages - printed : -1;
       auto n = printer->print(f, positions[i].offset, limit, stdout);

@@ -91,7 +91,9 @@ class Client {
                                                               ProduceOptions options = {});
   // One answer per position, in order. With options.sessions, requests go in the caller's
   // KIP-227 sessions (client/fetch_sessions.h); partitions an incremental answer leaves out come
-  // back OK, without records, with the offsets last reported.
+  // back OK, without records, with the offsets last reported. A broker's quota may answer
+  // without any partition (a throttled fetch): those answers are THROTTLING_QUOTA_EXCEEDED,
+  // to be asked again (the connection first waits out the throttle).
   asio::awaitable<Result<std::vector<FetchedPartition>>> fetch(std::vector<FetchPosition> positions,
                                                                FetchOptions options = {});
 

@@ -268,6 +268,14 @@ asio::awaitable<Result<std::vector<FetchedPartition>>> Client::fetch(
       }
     }
     for (auto& [tp, i] : pending) {
+      // A quota-throttled answer carries no partitions at all (docs/quotas.md): nothing this
+      // time; the connection waits out the throttle before the next request.
+      if (body.throttle_time_ms > 0 && body.responses.empty()) {
+        out[i].status = Status(ErrorCode::THROTTLING_QUOTA_EXCEEDED,
+                               fmt::format("{} throttled the fetch for {} ms (quota)",
+                                           conn.address(), body.throttle_time_ms));
+        continue;
+      }
       // An incremental answer leaves out the partitions without news: most of them when many
       // partitions are fetched, so theirs is the path without formatting.
       const bool incremental = session.plan().incremental();

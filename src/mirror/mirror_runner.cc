@@ -368,6 +368,12 @@ asio::awaitable<void> MirrorRunner::apply_round(Round round) {
   std::vector<asio::awaitable<void>> appends;
   for (size_t i = 0; i < round.answers.size(); ++i) {
     if (handled_idle(round.answers[i], round.asked[i].offset)) continue;
+    // The source's quota held the fetch back (docs/quotas.md): asked again at the log end once
+    // the connection has waited out the throttle; no error, no backoff.
+    if (round.answers[i].status.code() == ErrorCode::THROTTLING_QUOTA_EXCEEDED) {
+      status_[round.answers[i].tp].pipeline.answer_handled(false);
+      continue;
+    }
     appends.push_back(apply_answer(round.answers[i], round.asked[i].offset));
   }
   co_await when_all(std::move(appends));

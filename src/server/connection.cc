@@ -140,6 +140,10 @@ asio::awaitable<void> Connection::read_loop() {
   if (tls_ != nullptr && !co_await accept_tls()) co_return;
   while (reading_ && !closed_) {
     while (queue_.full() && reading_ && !closed_) co_await wait(reader_wake_);
+    // A throttled client is served as Kafka serves every client: one request at a time, the
+    // next read once the answer is written and the throttle has passed, so that pipelining
+    // cannot carry it past its quota.
+    while (throttled_ && !queue_.empty() && reading_ && !closed_) co_await wait(reader_wake_);
     while (steady_clock::now() < muted_until_ && reading_ && !closed_) {
       reader_wake_.expires_at(muted_until_);
       asio::error_code ec;
@@ -184,6 +188,7 @@ void Connection::dispatch(FrameBuffer frame) {
 
 void Connection::mute_for(int64_t throttle_ms) {
   if (throttle_ms <= 0) return;
+  throttled_ = true;
   muted_until_ =
       std::max(muted_until_, steady_clock::now() + std::chrono::milliseconds(throttle_ms));
 }

@@ -12,6 +12,8 @@
 //     it also stops reading while the client is muted for a quota throttle (KIP-219: the
 //     answer goes out at once with throttle_time_ms, then nothing more is read from the
 //     client until the throttle has passed, so a client that ignores it is held back too);
+//     a connection once throttled is read one request at a time, as Kafka reads every
+//     connection, so that requests pipelined ahead cannot carry it past its quota;
 //   - idle_watchdog: closes the connection after connections.max.idle.ms with nothing in
 //     flight and no complete request. A partial frame does not count as activity, so a client
 //     trickling bytes (slow loris) is closed like an idle one; a response write that makes no
@@ -120,6 +122,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer idle_timer_;
   std::chrono::steady_clock::time_point last_active_;
   std::chrono::steady_clock::time_point muted_until_{};  // quota throttle (docs/quotas.md)
+  bool throttled_ = false;  // once throttled, one request at a time (read_loop)
   bool reading_ = true;
   bool writing_ = false;  // a response write is in progress
   bool closed_ = false;

@@ -13,6 +13,7 @@ import threading
 import time
 
 import confluent_kafka
+import confluent_kafka.admin
 import pytest
 
 from clients import KafkaJS
@@ -210,7 +211,7 @@ def test_a_quota_removed_at_run_time_stops_holding_within_two_windows(quota_brok
 
 def api_versions_loop(port, client_id, seconds):
     """ApiVersions v3, one at a time, ignoring throttle times: (answers, largest throttle)."""
-    body = b"\x05mirra\x060.1.0\x00"  # compact client software name and version, no tags
+    body = b"\x06mirra\x060.1.0\x00"  # compact client software name and version, no tags
     answered, largest, corr = 0, 0, 0
     with connect(port) as s:
         deadline = time.monotonic() + seconds
@@ -239,7 +240,9 @@ def _api_versions_throttle(body):
 
 
 def test_request_percentage_holds_a_flooding_client(quota_broker):
-    set_quota(quota_broker, [("client-id", "flooder")], {"request_percentage": 1})
+    """0.05% of a thread: half a millisecond of the broker's time per second, which a client
+    sending ApiVersions back to back uses up within a few hundred requests."""
+    set_quota(quota_broker, [("client-id", "flooder")], {"request_percentage": 0.05})
     free, _ = api_versions_loop(quota_broker.port, "calm", 3.0)
     held, largest = api_versions_loop(quota_broker.port, "flooder", 3.0)
     assert largest > 0, "no throttle time in the flooder's answers"

@@ -154,7 +154,7 @@ TEST_F(ClientQuotasTest, RefusalsAreInvalidRequestPerEntryAndChangeNothing) {
             std::vector<int16_t>{0});
   EXPECT_TRUE(describe("client-id", 0, "b").entries->empty());
   // A bad filter fails the whole describe.
-  auto bad = describe("ip", 0, "1.2.3.4");
+  auto bad = describe("group", 0, "g");
   EXPECT_EQ(bad.error_code, invalid);
   EXPECT_FALSE(bad.entries.has_value());
 }

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "protocol/messages/api_versions.h"
+#include "protocol/messages/consumer_group_describe.h"
 #include "protocol/messages/create_acls.h"
 #include "protocol/messages/delete_acls.h"
 #include "protocol/messages/describe_acls.h"
-#include "protocol/messages/describe_client_quotas.h"
 #include "protocol/messages/metadata.h"
 
 namespace mirra::server {
@@ -84,12 +84,11 @@ TEST(Dispatch, ApiVersionsAboveRangeGetsKip511Answer) {
 }
 
 TEST(Dispatch, UnimplementedApiClosesWithItsName) {
-  // DescribeClientQuotas waits for the throttling issue; it is in the codec table, without a
-  // handler.
-  ASSERT_EQ(find_handler(protocol::DescribeClientQuotasRequest::kApiKey), nullptr);
-  auto r = run(request(1, protocol::DescribeClientQuotasRequest{}));
+  // ConsumerGroupDescribe (KIP-848) is in the codec table, without a handler.
+  ASSERT_EQ(find_handler(protocol::ConsumerGroupDescribeRequest::kApiKey), nullptr);
+  auto r = run(request(0, protocol::ConsumerGroupDescribeRequest{}));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("DescribeClientQuotas"), std::string::npos);
+  EXPECT_NE(r.status().message().find("ConsumerGroupDescribe"), std::string::npos);
 }
 
 // The body of a response frame, after its header (v0 below flexible version 2, else v1).

@@ -45,16 +45,19 @@ Resp::EntryData entry_of(const quota::DescribedEntry& e) {
 asio::awaitable<HandlerResult> handle_describe_client_quotas(RequestContext& ctx) {
   auto req = decode_body<Request>(ctx);
   if (!req.ok()) co_return req.status();
-  if (auto refused = refuse_unless_on_cluster<Resp>(ctx, AclOperation::describe_configs))
+  if (auto refused = refuse_unless_on_cluster<Resp>(ctx, AclOperation::describe_configs)) {
+    refused->entries.reset();
     co_return respond(ctx, *refused);
+  }
   Resp resp;
   auto found = ctx.broker->metadata->image().client_quotas().describe(filter_of(req.value()));
   if (!found.ok()) {
     resp.error_code = error_number(found.status().code());
     resp.error_message = found.status().message();
+    resp.entries.reset();
     co_return respond(ctx, resp);
   }
-  resp.entries.emplace();
+  resp.entries.emplace();  // not null: an answer, even an empty one
   for (const quota::DescribedEntry& e : found.value()) resp.entries->push_back(entry_of(e));
   co_return respond(ctx, resp);
 }
