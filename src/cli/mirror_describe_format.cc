@@ -60,11 +60,14 @@ std::string sync_tables(const client::MirrorDescription& m, int64_t now_ms) {
   return out + groups.render();
 }
 
-// "Throttling of mirror M: ..." when a rate is set or the mirror was ever throttled.
+// A rate is set or the mirror was ever throttled: worth a line (and a JSON row).
+bool throttling_to_show(const client::MirrorDescription& m) {
+  return m.throttled_rate >= 0 || m.destination_throttled_ms > 0 || m.source_throttled_ms > 0;
+}
+
+// "Throttling of mirror M: ...".
 std::string throttle_line(const client::MirrorDescription& m) {
-  if (m.throttled_rate < 0 && m.destination_throttled_ms == 0 && m.source_throttled_ms == 0) {
-    return "";
-  }
+  if (!throttling_to_show(m)) return "";
   const std::string rate = m.throttled_rate < 0 ? "none"
                                                 : fmt::format("{} bytes/s", m.throttled_rate);
   return fmt::format(
@@ -134,10 +137,13 @@ std::string describe_json(const std::vector<client::MirrorDescription>& mirrors)
     }
   }
   for (const auto& m : mirrors) {
-    rows.push_back(fmt::format(
-        "{{\"type\":\"throttle\",\"mirror\":{},\"throttledRate\":{},"
-        "\"destinationThrottledMs\":{},\"sourceThrottledMs\":{}}}",
-        json_string(m.name), m.throttled_rate, m.destination_throttled_ms, m.source_throttled_ms));
+    if (throttling_to_show(m)) {
+      rows.push_back(
+          fmt::format("{{\"type\":\"throttle\",\"mirror\":{},\"throttledRate\":{},"
+                      "\"destinationThrottledMs\":{},\"sourceThrottledMs\":{}}}",
+                      json_string(m.name), m.throttled_rate, m.destination_throttled_ms,
+                      m.source_throttled_ms));
+    }
     for (const auto& k : m.sync_kinds) {
       rows.push_back(fmt::format(
           "{{\"type\":\"sync\",\"mirror\":{},\"kind\":{},\"runs\":{},\"failures\":{},"

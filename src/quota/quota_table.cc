@@ -98,9 +98,9 @@ bool matches(const QuotaEntity& e, const ParsedFilter& f, bool strict) {
     const auto& have = part_of(e, type);
     if (!have || *have != want) return false;
   }
+  // Any name, the default one included: Kafka checks only that the part is there.
   for (const auto& type : f.any) {
-    const auto& have = part_of(e, type);
-    if (!have || have->is_default) return false;
+    if (!part_of(e, type)) return false;
   }
   return true;
 }

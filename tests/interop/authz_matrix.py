@@ -493,6 +493,14 @@ def _rows():
         Row("AlterUserScramCredentials", 51, 0, lambda n: {"deletions": [
             {"name": f"az-nobody-{n.who}", "mechanism": 1}], "upsertions": []},
             C("Alter"), CLUSTER_AUTHZ, ok=NOT_AUTHZ),
+        # Client quotas (docs/quotas.md): DESCRIBE_CONFIGS / ALTER_CONFIGS on the cluster.
+        Row("DescribeClientQuotas", 48, 1, lambda n: {"components": [
+            {"entity_type": "client-id", "match_type": 0, "match": f"az-{n.who}"}],
+            "strict": False}, C("DescribeConfigs"), CLUSTER_AUTHZ),
+        Row("AlterClientQuotas", 49, 1, lambda n: {"entries": [{"entity": [
+            {"entity_type": "client-id", "entity_name": f"az-{n.who}"}], "ops": [
+            {"key": "producer_byte_rate", "value": 1048576.0, "remove": False}]}],
+            "validate_only": False}, C("AlterConfigs"), CLUSTER_AUTHZ),
         # Mirroring (docs/mirroring-design.md §9): changes need CLUSTER_ACTION, reads DESCRIBE.
         Row("CreateMirror", 94, 0, lambda n: {"mirror_name": n.mirror, "configs": [
             {"name": "bootstrap.servers", "value": DEAD_SOURCE}]},

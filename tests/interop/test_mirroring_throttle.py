@@ -128,7 +128,7 @@ def test_destination_rate_holds_a_catch_up_and_changes_at_run_time(make_broker, 
         wait_until(lambda: progress.latest(0) == 100 * MB // RECORD, 60,
                    "the throttled partition to catch up after the raise")
         left = progress.rate(0, raised + 0.5, time.monotonic())
-        assert left > 2 * slow, f"{left / MB:.2f} MB/s after raising the cap to 20 MB/s"
+        assert left > 1.3 * slow, f"{left / MB:.2f} MB/s after raising the cap to 20 MB/s"
         assert unthrottled_done < 10, f"the unlisted partition took {unthrottled_done:.1f} s"
     finally:
         progress.close()

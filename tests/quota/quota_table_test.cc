@@ -2,6 +2,8 @@
 // precedence levels with the sensor each one shares, and DescribeClientQuotas filters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "quota/quota_table.h"
 
 namespace mirra::quota {
@@ -135,11 +137,19 @@ TEST_F(QuotaDescribe, DefaultMatchesOnlyTheDefaultEntity) {
             (V{user(kDefault)}));
 }
 
-TEST_F(QuotaDescribe, AnyMatchesSpecifiedNamesNotDefaults) {
+// Kafka's "specified" match takes every entity that has a part of the type, the default one
+// included (its controller checks only that the type is present).
+TEST_F(QuotaDescribe, AnyMatchesEveryEntityWithThatPartDefaultsIncluded) {
   using V = std::vector<QuotaEntity>;
-  EXPECT_EQ(describe({{"user", MatchType::any, std::nullopt}}, false),
-            (V{user(n("alice")), both(n("alice"), n("c1"))}));
-  EXPECT_EQ(describe({{"client-id", MatchType::any, std::nullopt}}, true), (V{client(n("c1"))}));
+  auto sorted = [](V v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted(describe({{"user", MatchType::any, std::nullopt}}, false)),
+            sorted(V{user(n("alice")), both(n("alice"), n("c1")), user(kDefault),
+                     both(kDefault, kDefault)}));
+  EXPECT_EQ(sorted(describe({{"client-id", MatchType::any, std::nullopt}}, true)),
+            sorted(V{client(n("c1")), client(kDefault)}));
   EXPECT_EQ(describe({}, false).size(), all_.size());
   EXPECT_TRUE(describe({}, true).empty());
 }

@@ -133,8 +133,8 @@ TEST_F(ClientQuotasTest, AlterThenDescribeWithKafkasMatchTypes) {
   EXPECT_FALSE(defaults.entries->at(0).entity.at(1).entity_name.has_value());
   // Strict leaves out entities with a user part.
   EXPECT_TRUE(describe("client-id", 1, std::nullopt, true).entries->empty());
-  // Any named client id: only "app".
-  EXPECT_EQ(describe("client-id", 2, std::nullopt).entries->size(), 1u);
+  // Any client id, the default one included: alice's entry and "app".
+  EXPECT_EQ(describe("client-id", 2, std::nullopt).entries->size(), 2u);
   // Removal.
   EXPECT_EQ(alter({entry({{"client-id", "app"}}, "request_percentage", 0, true)}),
             std::vector<int16_t>{0});

@@ -103,9 +103,9 @@ BAD_INPUTS = {
     "unknown_api_key": (frame(struct.pack(">hhih", 9999, 0, 1, -1)), r"unknown API key 9999"),
     "version_out_of_range": (frame(struct.pack(">hhih", 3, 999, 1, -1)),
                              r"Metadata \(key 3\) v999 is outside"),
-    # DescribeClientQuotas (key 48) is in the codec table but has no handler yet.
-    "not_implemented": (frame(struct.pack(">hhih", 48, 0, 1, -1) + b"\x00" * 5),
-                        r"DescribeClientQuotas \(key 48\) is not implemented yet"),
+    # ConsumerGroupDescribe (key 69, KIP-848) is in the codec table but has no handler yet.
+    "not_implemented": (frame(struct.pack(">hhih", 69, 0, 1, -1) + b"\x00" * 5),
+                        r"ConsumerGroupDescribe \(key 69\) is not implemented yet"),
     "bad_body": (frame(struct.pack(">hhih", 18, 3, 1, -1) + b"\x00\x50"),
                  r"ApiVersions v3 correlation id 1: CORRUPT_MESSAGE"),
 }

@@ -1,8 +1,8 @@
 // DescribeClientQuotas (key 48): the client quotas the filter selects, from the metadata image
-// (quota::QuotaTable::describe has Kafka's match rules: exact name, default entity, any named
-// entity; `strict` leaves out entities with parts the filter does not name). A bad filter is
-// INVALID_REQUEST for the whole request, with no entries (null), as in Kafka. Needs
-// DESCRIBE_CONFIGS on the cluster.
+// (quota::QuotaTable::describe has Kafka's match rules: exact name, default entity, any entity
+// of the type, the default included; `strict` leaves out entities with parts the filter does not
+// name). A bad filter is INVALID_REQUEST for the whole request, with no entries (null), as in
+// Kafka. Needs DESCRIBE_CONFIGS on the cluster.
 #include "protocol/messages/describe_client_quotas.h"
 
 #include "cluster/metadata_store.h"
