@@ -25,7 +25,8 @@
 # Builds nothing. Usage: bench/quotas/run.sh [build dir]   (default: build)
 #   The build dir must hold mirra and bench/broker/mirra_load_gen:
 #     cmake -S . -B build -G Ninja -DMIRRA_BENCH=ON && ninja -C build mirra mirra_load_gen
-#   Needs python3 with confluent_kafka (scripts/install-deps.sh) for the throttle probe.
+#   Needs python3 with confluent_kafka (python3-confluent-kafka, scripts/install-deps.sh) for
+#   the throttle probe.
 #   MIRRA_BENCH_DIR picks the disk for the broker's data and dd (default /var/tmp).
 #   BENCH_RECORDS_1K: records per produce/consume case (default 1000000).
 #   BENCH_PROBE_RECORDS: records the throttle probe produces and consumes (default 100000).
@@ -41,8 +42,14 @@ probe_records=${BENCH_PROBE_RECORDS:-100000}
 . bench/lib.sh
 . bench/quotas/quotas.sh
 bench_need "$mirra" "$load_gen" iperf3 dd python3
-python3 -c 'import confluent_kafka' 2>/dev/null ||
-  { echo "$0: python3 has no confluent_kafka (scripts/install-deps.sh)" >&2; exit 1; }
+# The distribution's python3-confluent-kafka lives in /usr/bin/python3's path, which a python3
+# first on PATH (pyenv, a venv) may not have.
+probe_python=
+for py in /usr/bin/python3 python3; do
+  if "$py" -c 'import confluent_kafka' 2>/dev/null; then probe_python=$py; break; fi
+done
+[ -n "$probe_python" ] ||
+  { echo "$0: no python3 with confluent_kafka (scripts/install-deps.sh)" >&2; exit 1; }
 
 bench_tmp=$(mktemp -d "${MIRRA_BENCH_DIR:-/var/tmp}/mirra-quotas.XXXXXX")
 trap 'bench_kill_all; rm -rf "$bench_tmp"' EXIT
