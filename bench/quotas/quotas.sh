@@ -77,12 +77,12 @@ quotas_require_none() {
 # A client that reports throttle times (librdkafka's throttle_cb, through confluent-kafka):
 # produces and consumes RECORDS records of 1 KiB on a fresh 1-partition topic as CLIENT_ID.
 # Prints one "mode=probe ..." line with the extra fields appended.
-quotas_probe() {  # client id, records, topic, extra fields
+quotas_probe() {  # client id, records, topic, extra fields, [control]
   local client=$1 records=$2 topic=$3 extra=$4 line
   "$mirra" topics --bootstrap-server "$broker_bootstrap" --create --topic "$topic" \
     --partitions 1 >/dev/null || return 1
   line=$("$probe_python" bench/quotas/throttle_probe.py "$broker_bootstrap" "$topic" \
-    "$records" "$client") ||
+    "$records" "$client" ${5:+"$5"}) ||
     { echo "run.sh: FAILED: the throttle probe as '$client'" >&2; return 1; }
   "$mirra" topics --bootstrap-server "$broker_bootstrap" --delete --topic "$topic" \
     --if-exists >/dev/null || return 1
@@ -101,7 +101,7 @@ quotas_control_probe() {
     --add-config "$control" >/dev/null || return 1
   quotas_wait "describe does not show the control quota" \
     quotas_shows "$shown" --entity-type clients --entity-name bench-control || return 1
-  quotas_probe bench-control 1200 bench-probe-control "phase=control" || return 1
+  quotas_probe bench-control 1200 bench-probe-control "phase=control" control || return 1
   "${configs[@]}" --alter --entity-type clients --entity-name bench-control \
     --delete-config producer_byte_rate,consumer_byte_rate >/dev/null || return 1
   quotas_require_none >&2

@@ -67,9 +67,10 @@ bench_start_broker "$mirra" broker
 configs=("$mirra" configs --bootstrap-server "$broker_bootstrap")
 quotas_require_none || exit 1
 quotas_control_probe | tee -a "$results"
-grep -q 'mode=probe.* phase=control .*throttled=[1-9]' "$results" ||
-  { echo "run.sh: the throttle probe saw no throttling under a small quota, so it cannot" \
-         "vouch for the 'on' phases" >&2; exit 1; }
+grep '^mode=probe .* phase=control$' "$results" |
+  grep -q ' produce_throttled=[1-9].* consume_throttled=[1-9]' ||
+  { echo "run.sh: the throttle probe did not see its producer and its consumer throttled" \
+         "under a small quota, so it cannot vouch for the 'on' phases" >&2; exit 1; }
 
 run() {  # round, off|on, load_gen arguments: its line with the broker's CPU
   local round=$1 phase=$2 before line rc=0

@@ -4,10 +4,13 @@ say; this client can. It produces RECORDS records of 1 KiB to TOPIC (1 partition
 consumes them back, as CLIENT_ID, with librdkafka's throttle_cb (through confluent-kafka)
 counting every response that carried a throttle time above 0.
 
-Usage: throttle_probe.py BOOTSTRAP TOPIC RECORDS CLIENT_ID
+Usage: throttle_probe.py BOOTSTRAP TOPIC RECORDS CLIENT_ID [control]
 Prints one line: mode=probe client=... records=... produce_throttled=N consume_throttled=N
 throttled=N max_throttle_ms=M produce_s=... consume_s=...; exits 1 on a delivery error or when
-the records do not all come back within the deadline.
+the records do not all come back within the deadline. With `control` (a run under a small
+quota, to show that throttling is seen), the consumer stops at its first throttled response:
+a fetch over its quota gets no records until the whole window's rate is back under the quota,
+which would take ten seconds or more.
 """
 
 import os
@@ -57,7 +60,7 @@ def produce(bootstrap, topic, records, client):
     return throttles, time.monotonic() - start
 
 
-def consume(bootstrap, topic, records, client):
+def consume(bootstrap, topic, records, client, control):
     throttles = Throttles()
     c = Consumer({"bootstrap.servers": bootstrap, "client.id": client,
                   "group.id": "bench-throttle-probe", "enable.auto.commit": False,
@@ -66,6 +69,8 @@ def consume(bootstrap, topic, records, client):
     start = time.monotonic()
     got = 0
     while got < records and time.monotonic() - start < DEADLINE_S:
+        if control and throttles.count:
+            break
         for m in c.consume(num_messages=1000, timeout=1.0):
             if m.error() is None:
                 got += 1
@@ -73,15 +78,16 @@ def consume(bootstrap, topic, records, client):
                 sys.exit(f"throttle_probe: consume: {m.error()}")
     seconds = time.monotonic() - start
     c.close()
-    if got < records:
+    if got < records and not (control and throttles.count):
         sys.exit(f"throttle_probe: consume: {got} of {records} records in {DEADLINE_S} s")
     return throttles, seconds
 
 
 def main():
     bootstrap, topic, records, client = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    control = sys.argv[5:] == ["control"]
     pt, ps = produce(bootstrap, topic, records, client)
-    ct, cs = consume(bootstrap, topic, records, client)
+    ct, cs = consume(bootstrap, topic, records, client, control)
     print(f"mode=probe client={client} topic={topic} records={records} "
           f"produce_throttled={pt.count} consume_throttled={ct.count} "
           f"throttled={pt.count + ct.count} max_throttle_ms={max(pt.max_ms, ct.max_ms)} "
