@@ -16,8 +16,8 @@
 # mirra_load_gen cannot tell (it sets no librdkafka throttle or stats callback), so after the
 # load, still in the "on" phase, bench/quotas/throttle_probe.py (confluent-kafka, throttle_cb)
 # produces and consumes as `bench` and counts the throttle times it got; before the rounds the
-# same probe must see throttling under a small quota on another client id, so a probe that
-# cannot see throttling fails the run instead of passing it.
+# same probe must see its producer and its consumer throttled under a small quota on another
+# client id, so a probe that cannot see throttling fails the run instead of passing it.
 # bench/quotas/report.py prints per case the median MB/s off and on, the on/off ratio taken
 # within each round and its median and spread, CPU per GB, the limits and the goal (under 3%).
 # About 30 s a round at the default counts on 2 cores, plus 30 s for the warm-up and the limits.
