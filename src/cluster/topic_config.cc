@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -172,10 +173,14 @@ Status check_type(const TopicConfigDef& def, const std::string& key, const std::
       if (!parse_integer(value, n)) return invalid(key, value, "expected an integer");
       break;
     case T::kDouble: {
+      // strtod also reads "inf" and "nan", which no ratio can be.
       char* end = nullptr;
-      std::strtod(value.c_str(), &end);
-      if (value.empty() || end != value.c_str() + value.size()) {
+      const double d = std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(d)) {
         return invalid(key, value, "expected a number");
+      }
+      if (def.name == "min.cleanable.dirty.ratio" && (d < 0 || d > 1)) {
+        return invalid(key, value, "expected a number from 0 to 1");  // Kafka's bounds
       }
       break;
     }
@@ -185,7 +190,7 @@ Status check_type(const TopicConfigDef& def, const std::string& key, const std::
     default:
       break;
   }
-  if (key == "compression.type" && value != "producer" && value != "uncompressed" &&
+  if (def.name == "compression.type" && value != "producer" && value != "uncompressed" &&
       value != "gzip" && value != "snappy" && value != "lz4" && value != "zstd") {
     return invalid(key, value, "expected producer, uncompressed, gzip, snappy, lz4 or zstd");
   }
@@ -275,6 +280,18 @@ Status validate_topic_config(const std::string& key, const std::string& value) {
   if (storage_keys().count(key) != 0) {
     auto lc = storage::LogConfig::parse({{key, value}});
     if (!lc.ok()) return lc.status();
+  }
+  return Status::OK();
+}
+
+Status validate_broker_topic_default(const std::string& broker_key, const std::string& value) {
+  for (const TopicConfigDef& def : topic_config_defs()) {
+    for (const BrokerSynonym& syn : def.synonyms) {
+      if (syn.key != broker_key) continue;
+      const std::optional<std::string> v = synonym_value(syn, value);
+      if (!v) return invalid(broker_key, value, "expected an integer");
+      return check_type(def, broker_key, *v);
+    }
   }
   return Status::OK();
 }

@@ -101,6 +101,11 @@ std::vector<ResolvedConfig> resolve_topic_configs(
 // Checks one override: known key, value of the right type (and, for keys storage uses, in
 // range). INVALID_CONFIG naming the key otherwise.
 Status validate_topic_config(const std::string& key, const std::string& value);
+// Checks a broker-level topic default (server.properties' log.cleaner.min.cleanable.ratio, ...)
+// as its topic key's value would be checked, so that a value no topic could take stops start-up
+// instead of reaching every topic. INVALID_CONFIG naming the broker key; OK for keys that are
+// no topic key's synonym.
+Status validate_broker_topic_default(const std::string& broker_key, const std::string& value);
 
 // For a deprecated config (topic key or its broker synonym: message.format.version,
 // log.message.format.version, ...) the warning to log when it is set; nullopt for other keys.

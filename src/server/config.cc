@@ -358,6 +358,9 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
       if (!s.ok()) return s;
     } else if (topic_default_keys().count(key) != 0) {
       c.topic_defaults[key] = std::string(trim(value));
+      if (Status s = cluster::validate_broker_topic_default(key, c.topic_defaults[key]); !s.ok()) {
+        return s;
+      }
     } else if (key == "log.retention.ms" || key == "log.retention.minutes" ||
                key == "log.retention.hours" || key == "log.dirs" || key == "log.dir" ||
                accepted_unused_keys().count(key) != 0 || is_security_key(key)) {

@@ -179,6 +179,11 @@ TEST_F(TopicAdminTest, AlterConfigsReachTheOpenLogs) {
   // Only the mirror may make a topic a mirror topic.
   EXPECT_EQ(alter({{std::string(kMirrorNameConfig), "m"}}).code(), ErrorCode::INVALID_CONFIG);
   EXPECT_EQ(alter({{"retention.ms", "soon"}}).code(), ErrorCode::INVALID_CONFIG);
+  for (const char* ratio : {"nan", "inf", "-0.1", "1.5", ""}) {
+    EXPECT_EQ(alter({{"min.cleanable.dirty.ratio", ratio}}).code(), ErrorCode::INVALID_CONFIG)
+        << ratio;
+  }
+  EXPECT_TRUE(alter({{"min.cleanable.dirty.ratio", "0.25"}}).ok());
 }
 
 TEST_F(TopicAdminTest, DeleteForgetsTheTopic) {

@@ -1,15 +1,18 @@
 """Client quotas against real clients (docs/quotas.md): python3-confluent-kafka and kafkajs
 producers and a confluent-kafka consumer held to their byte rates while an unthrottled client on
-the same broker is not slowed; Kafka's precedence between entities; a quota removed at run time
-stops holding within two windows; request_percentage holding a client that floods cheap requests
-and ignores throttle times (the broker's muting). Quotas are set with AlterClientQuotas through
-the test suite's raw codec; the CLI is tested in tests/cli/test_configs.py.
+the same broker is not slowed; Kafka's precedence between entities; a quota raised or removed at
+run time takes effect within two windows; request_percentage holding a client that floods cheap
+requests and ignores throttle times (the broker's muting). Quotas are set with
+AlterClientQuotas through the test suite's raw codec; the CLI is tested in
+tests/cli/test_configs.py.
 
 Rates are measured from the clients' own delivery and consumption times, over a 10 s span that
-starts once the quota's window has filled. The broker keeps quota.window.num=5 samples of a
-second (Kafka's key; the default is 11): a new client's first burst, which Kafka's padded average
-lets through, is then four seconds' worth, and its echo when those samples expire comes twice in
-a span, so ten seconds show the quota's rate instead of the phase of an eleven-second sawtooth.
+starts once the quota's window has filled. The broker keeps quota.window.num=2 samples of a
+second (Kafka's key; the default is 11). Kafka's rate lets a client's window fill at once and
+again each time a full sample expires, so a throttled client moves in bursts of up to
+(quota.window.num - 1) windows' worth, one per quota.window.num windows; a span holds one burst
+more or less depending on where it starts. With eleven samples that is 10 MB either way in a 10 s
+span; with two it is 1 MB, a tenth of the span's bytes, which 0.8-1.2 of the quota allows.
 Waits are bounded polls, never sleeps."""
 import struct
 import threading
@@ -27,12 +30,9 @@ MB = 1_000_000
 QUOTA = 1 * MB  # bytes per second
 RECORD = 1000  # bytes per record value
 SPAN = 10.0  # seconds over which a rate is averaged
-# The issue asks 0.8-1.2 of the quota; on this 2-core machine with other tests running, one run in
-# a few showed 1.27 (the quota's sawtooth: see the module docstring). Checked at 0.7-1.3 until the
-# measurement is made steadier (noted on issue 18).
-LOW, HIGH = 0.7, 1.3
-WINDOWS = 5  # quota.window.num of the test broker (samples of 1 s)
-WARMUP = 6.0  # seconds before the span starts: the quota window (5 s) has filled
+LOW, HIGH = 0.8, 1.2
+WINDOWS = 2  # quota.window.num of the test broker (samples of 1 s)
+WARMUP = 4.0  # seconds before the span starts: the quota window (2 s) has filled
 
 
 def set_quota(broker, entity, values):
@@ -121,6 +121,7 @@ def test_confluent_producer_is_held_to_its_rate_and_others_are_not(quota_broker)
     for t in threads:
         t.join(WARMUP + SPAN + 60)
     rate = held.rate(span_start, span_start + SPAN)
+    print(f"{rate / MB:.2f} MB/s under a 1 MB/s quota")
     assert LOW * QUOTA <= rate <= HIGH * QUOTA, f"{rate / MB:.2f} MB/s under a 1 MB/s quota"
     assert held.throttles and max(held.throttles) > 0, "librdkafka reported no throttling"
     assert not free.throttles, f"the unthrottled producer was throttled: {free.throttles[:5]}"
@@ -138,19 +139,26 @@ def test_kafkajs_producer_is_held_to_its_rate(quota_broker):
     sent = [(r["t"] / 1000.0, r["bytes"]) for r in rows if "bytes" in r]
     in_span = sum(n for t, n in sent if WARMUP <= t < WARMUP + SPAN)
     rate = in_span / SPAN
+    print(f"{rate / MB:.2f} MB/s under a 1 MB/s quota")
     assert LOW * QUOTA <= rate <= HIGH * QUOTA, f"{rate / MB:.2f} MB/s under a 1 MB/s quota"
 
 
 def test_confluent_consumer_is_held_to_its_rate(quota_broker):
+    """A throttled fetch carries nothing, so each costs the consumer its throttle time: fetches
+    of a tenth of the quota (batches of 50 kB, fetches of 100 kB) keep that to a tenth of a
+    second. With librdkafka's defaults (batches and fetches of up to 1 MB, the whole window of
+    a two-sample broker) every other fetch is throttled for a second and the consumer gets half
+    its quota: Kafka's arithmetic over the same window gives the same."""
     # 40 MB to read, more than a 1 MB/s consumer gets through in the test.
-    p = confluent_kafka.Producer({"bootstrap.servers": quota_broker.bootstrap, "linger.ms": 5})
+    p = confluent_kafka.Producer({"bootstrap.servers": quota_broker.bootstrap, "linger.ms": 5,
+                                  "batch.size": 50_000})
     produce_all(p, 40_000)
     set_quota(quota_broker, [("client-id", "reader")], {"consumer_byte_rate": QUOTA})
     got = Deliveries()
     c = confluent_kafka.Consumer({
         "bootstrap.servers": quota_broker.bootstrap, "client.id": "reader",
         "group.id": "quota-readers", "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
+        "enable.auto.commit": False, "max.partition.fetch.bytes": 100_000,
         "throttle_cb": lambda ev: got.throttles.append(ev.throttle_time)})
     c.subscribe(["quotas"])
     start = time.monotonic()
@@ -162,6 +170,7 @@ def test_confluent_consumer_is_held_to_its_rate(quota_broker):
     finally:
         c.close()
     rate = got.rate(start + WARMUP, start + WARMUP + SPAN)
+    print(f"{rate / MB:.2f} MB/s under a 1 MB/s quota")
     assert LOW * QUOTA <= rate <= HIGH * QUOTA, f"{rate / MB:.2f} MB/s under a 1 MB/s quota"
     assert got.throttles and max(got.throttles) > 0, "librdkafka reported no throttling"
 
@@ -179,8 +188,8 @@ def throttled_while_producing(broker, client_id, nbytes):
 
 
 def test_precedence_follows_kafkas_order(quota_broker):
-    """Plaintext clients are user ANONYMOUS. 3 MB at once is 750 KB/s over the padded window
-    (4 s): over a 100 KB/s quota, far under a 1 GB/s one."""
+    """Plaintext clients are user ANONYMOUS. 3 MB at once is 3 MB/s over the padded window
+    (1 s): over a 100 KB/s quota, far under a 1 GB/s one."""
     slow, fast = {"producer_byte_rate": 100_000}, {"producer_byte_rate": 1_000_000_000}
     set_quota(quota_broker, [("client-id", None)], slow)  # 8: default client id
     assert throttled_while_producing(quota_broker, "app-a", 3 * MB)
@@ -199,18 +208,27 @@ def test_precedence_follows_kafkas_order(quota_broker):
     assert ({"user": "ANONYMOUS", "client-id": "app-d"}, fast) in entries
 
 
-def test_a_quota_removed_at_run_time_stops_holding_within_two_windows(quota_broker):
+@pytest.mark.parametrize("change", ["raised", "removed"])
+def test_a_quota_changed_at_run_time_takes_effect_within_two_windows(quota_broker, change):
     set_quota(quota_broker, [("client-id", "changing")], {"producer_byte_rate": QUOTA})
     out, stop = Deliveries(), threading.Event()
     t = run_in_thread(confluent_producer, quota_broker, "changing", 120.0, out, stop)
+    start = time.monotonic()
     try:
-        wait_until(lambda: out.throttles, 60, "the producer to be throttled")
-        removed = time.monotonic()
-        set_quota(quota_broker, [("client-id", "changing")], {"producer_byte_rate": None})
+        # Past the first burst, whose throttle can be several windows long (librdkafka pipelines
+        # a few requests before the first answer; a muted connection stays muted whatever the
+        # quota becomes), to a throttle of the steady state, at most about a window.
+        wait_until(lambda: time.monotonic() >= start + WARMUP and out.throttles, 60,
+                   "the producer to be throttled")
+        seen = len(out.throttles)
+        wait_until(lambda: len(out.throttles) > seen, 10, "a throttle of the steady state")
+        changed = time.monotonic()
+        new_value = 1000 * QUOTA if change == "raised" else None
+        set_quota(quota_broker, [("client-id", "changing")], {"producer_byte_rate": new_value})
         # Within two windows (2 s) it runs far above the old quota.
         wait_until(lambda: out.rate(time.monotonic() - 1.0, time.monotonic()) > 4 * QUOTA,
-                   2.0 + 1.0, "the producer to speed up once its quota was removed")
-        assert time.monotonic() - removed <= 3.0
+                   2.0 + 1.0, f"the producer to speed up once its quota was {change}")
+        assert time.monotonic() - changed <= 3.0
     finally:
         stop.set()
         t.join(60)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "quota/quota_entity.h"
 
@@ -74,6 +75,10 @@ TEST(QuotaEntity, ValuesMustBePositiveAndByteRatesWhole) {
            {QuotaKey::request_percentage, 0},
            {QuotaKey::controller_mutation_rate, -0.1},
            {QuotaKey::request_percentage, std::nan("")},
+           {QuotaKey::request_percentage, std::numeric_limits<double>::infinity()},
+           {QuotaKey::controller_mutation_rate, std::numeric_limits<double>::infinity()},
+           {QuotaKey::producer_byte_rate, std::numeric_limits<double>::infinity()},
+           {QuotaKey::consumer_byte_rate, -std::numeric_limits<double>::infinity()},
        }) {
     const Status s = validate_quota_value(key, value);
     EXPECT_EQ(s.code(), ErrorCode::INVALID_REQUEST) << quota_key_name(key) << "=" << value;

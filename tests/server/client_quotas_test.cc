@@ -4,6 +4,9 @@
 // Muting is the connection's part, covered by the process tests (tests/interop/test_quotas.py).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "protocol/messages/alter_client_quotas.h"
 #include "protocol/messages/create_topics.h"
 #include "protocol/messages/describe_client_quotas.h"
@@ -148,6 +151,13 @@ TEST_F(ClientQuotasTest, RefusalsAreInvalidRequestPerEntryAndChangeNothing) {
                    entry({{"group", "g"}}, "producer_byte_rate", 1),
                    entry({{"client-id", "ok"}}, "consumer_byte_rate", 100)}),
             (std::vector<int16_t>{invalid, invalid, invalid, 0}));
+  // Values no rate can have, as a hostile client may put them on the wire.
+  EXPECT_EQ(alter({entry({{"client-id", "a"}}, "request_percentage",
+                         std::numeric_limits<double>::infinity()),
+                   entry({{"client-id", "a"}}, "controller_mutation_rate", std::nan("")),
+                   entry({{"client-id", "a"}}, "consumer_byte_rate",
+                         -std::numeric_limits<double>::infinity())}),
+            (std::vector<int16_t>{invalid, invalid, invalid}));
   EXPECT_EQ(describe("client-id", 2, std::nullopt).entries->size(), 1u);
   // validate_only checks and writes nothing.
   EXPECT_EQ(alter({entry({{"client-id", "b"}}, "producer_byte_rate", 10)}, true),

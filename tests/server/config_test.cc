@@ -90,6 +90,19 @@ TEST(Config, InvalidValuesNameKeyAndValue) {
   expect_error({"connections.max.idle.ms=0"}, "connections.max.idle.ms");
 }
 
+// Broker-level topic defaults are checked as their topic keys are, naming the broker key.
+TEST(Config, TopicDefaultsAreCheckedAtStartUp) {
+  expect_error({"log.cleaner.min.cleanable.ratio=nan"}, "log.cleaner.min.cleanable.ratio");
+  expect_error({"log.cleaner.min.cleanable.ratio=2"}, "log.cleaner.min.cleanable.ratio");
+  expect_error({"log.roll.hours=soon"}, "log.roll.hours");
+  expect_error({"log.preallocate=maybe"}, "log.preallocate");
+  expect_error({"compression.type=brotli"}, "compression.type");
+  for (const char* ok :
+       {"log.cleaner.min.cleanable.ratio=0.1", "log.roll.hours=2", "compression.type=zstd"}) {
+    EXPECT_TRUE(load({ok}).ok()) << ok;
+  }
+}
+
 // queued.max.request.bytes: finite by default (twice socket.request.max.bytes, following it),
 // -1 unbounded as in Kafka, 0 refused.
 TEST(Config, QueuedMaxRequestBytes) {
