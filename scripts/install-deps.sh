@@ -15,6 +15,8 @@ PACKAGES=(
   # librdkafka (the mock source cluster in tests/tools, the benchmarks' clients)
   libfmt-dev libasio-dev libcli11-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev librdkafka-dev
+  # the broker's HTTP listener (src/http: /metrics, the JSON API, the console)
+  libmicrohttpd-dev
   # security: TLS, SCRAM and secrets (src/security); the openssl tool makes the tests' certificates
   libssl-dev openssl
   # tests: gtest; the interop and CLI suites (pytest, kcat, confluent-kafka, kafka-python with
@@ -22,6 +24,8 @@ PACKAGES=(
   libgtest-dev
   kcat python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4
   python3-zstandard nodejs npm
+  # observability tests: promtool and a real Prometheus server (tests/interop/test_metrics.py)
+  prometheus
   # benchmarks: bench/ (Google Benchmark, iperf3 for the loopback limit)
   libbenchmark-dev iperf3
 )

@@ -25,6 +25,7 @@ struct PartitionOffsets {
   int64_t high_watermark = 0;
   int64_t last_stable = 0;
   int64_t log_end = 0;
+  int64_t size_bytes = 0;  // of the segment files, for metrics
   bool operator==(const PartitionOffsets&) const = default;
 };
 

@@ -106,7 +106,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 PartitionOffsets offsets_of(const storage::PartitionLog& log) {
   return PartitionOffsets{log.log_start_offset(), log.high_watermark(), log.last_stable_offset(),
-                          log.log_end_offset()};
+                          log.log_end_offset(), log.size_bytes()};
 }
 
 void Partition::wake_waiters() {

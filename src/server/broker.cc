@@ -114,6 +114,7 @@ asio::awaitable<Status> Broker::start(bool listen) {
   quotas_ = std::make_unique<ClientQuotas>(metadata_->image().client_quotas(), config_.quota_window,
                                            config_.controller_quota_window);
   state_.quotas = quotas_.get();
+  state_.metrics = &metrics_;
   state_.cluster_id = meta->cluster_id;
   if (config_.authorizer) {
     authorizer_ = std::make_unique<security::Authorizer>(*config_.authorizer);
@@ -163,10 +164,16 @@ asio::awaitable<Status> Broker::start(bool listen) {
   }
   server_ = std::make_unique<Server>(io_, config_, state_);
   if (Status s = server_->start(); !s.ok()) co_return s;
+  if (config_.http_listener) {
+    auto http = HttpEndpoints::start(*config_.http_listener, io_, state_, metrics_, server_.get());
+    if (!http.ok()) co_return http.status();
+    http_ = std::move(http.value());
+  }
   co_return Status::OK();
 }
 
 asio::awaitable<void> Broker::stop() {
+  http_.reset();
   if (server_) {
     server_->stop();
     // Parked JoinGroup/SyncGroup requests would otherwise hold their connections open.

@@ -24,9 +24,11 @@
 #include "mirror/mirror_admin.h"
 #include "mirror/mirror_manager.h"
 #include "security/acl.h"
+#include "server/broker_metrics.h"
 #include "server/client_quotas.h"
 #include "server/config.h"
 #include "server/fetch_session.h"
+#include "server/http_endpoints.h"
 #include "server/request_context.h"
 #include "server/server.h"
 #include "txn/producer_id_manager.h"
@@ -71,7 +73,9 @@ class Broker {
   std::unique_ptr<mirror::MirrorManager> mirror_manager_;
   std::unique_ptr<security::Authorizer> authorizer_;  // null: no authorizer.class.name
   std::unique_ptr<ClientQuotas> quotas_;              // over metadata_'s image
+  BrokerMetrics metrics_;
   std::unique_ptr<Server> server_;
+  std::unique_ptr<HttpEndpoints> http_;  // null unless http.listeners is set
 };
 
 }  // namespace mirra::server

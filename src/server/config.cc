@@ -200,6 +200,16 @@ const std::map<std::string, Apply>& broker_keys() {
          c.listeners = std::move(r.value());
          return Status::OK();
        }},
+      {"http.listeners",
+       [](ServerConfig& c, const std::string& k, const std::string& v) {
+         auto r = parse_listeners(k, v);
+         if (!r.ok()) return r.status();
+         if (r->size() != 1 || r->front().name != "HTTP") {
+           return invalid(k, v, "expected one listener http://host:port");
+         }
+         c.http_listener = r->front();
+         return Status::OK();
+       }},
       {"advertised.listeners",
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_listeners(k, v);

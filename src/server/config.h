@@ -69,6 +69,9 @@ struct ServerConfig {
   int32_t password_encoder_iterations = 4096;
   groups::GroupConfig groups;  // group.*, offsets.* (the group coordinator)
   txn::TxnConfig txn;          // transaction.*, transactional.* (the transaction coordinator)
+  // http.listeners: the broker's HTTP endpoint (/metrics, docs/observability.md), as
+  // http://host:port; none unless set.
+  std::optional<Listener> http_listener;
   // Topic-level defaults under their broker names (log.cleanup.policy, ...), for LogConfig.
   std::map<std::string, std::string> topic_defaults;
 };

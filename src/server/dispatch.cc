@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/messages/all_messages.h"
+#include "server/broker_metrics.h"
 #include "server/handlers/handlers.h"
 
 namespace mirra::server {
@@ -152,6 +153,12 @@ asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
   auto handler = route_request(frame, ctx);
   if (!handler.ok()) co_return handler.status();
   HandlerResult r = co_await handler.value()(ctx);
+  if (broker.metrics != nullptr) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - ctx.started;
+    broker.metrics->record_request(
+        ctx.header.request_api_key, ctx.api_version,
+        r.ok() ? ctx.error_code : error_number(ErrorCode::UNKNOWN_SERVER_ERROR), took.count());
+  }
   if (!r.ok()) {
     co_return Status(r.status().code(),
                      fmt::format("{} v{} correlation id {}: {}", ctx.api->name, ctx.api_version,

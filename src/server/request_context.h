@@ -49,6 +49,7 @@ namespace mirra::server {
 
 class FetchSessionCache;
 class ClientQuotas;
+class BrokerMetrics;
 struct QuotaClient;
 
 struct ConnectionInfo {
@@ -109,6 +110,8 @@ struct BrokerState {
   std::chrono::milliseconds max_fetch_wait = std::chrono::milliseconds::max();
   // Client quotas at work (server/client_quotas.h); null: no quotas (handler unit tests).
   ClientQuotas* quotas = nullptr;
+  // The counters of /metrics (server/broker_metrics.h); null: none kept (handler unit tests).
+  BrokerMetrics* metrics = nullptr;
 };
 
 struct RequestContext {
@@ -138,6 +141,8 @@ struct RequestContext {
   std::chrono::nanoseconds waited{0};
   int64_t throttle_ms = 0;
   bool throttle_settled = false;
+  // The answer's top-level error code, for /metrics (set by respond()).
+  int16_t error_code = 0;
 
   // The user (principal name) and client id the request counts against.
   QuotaClient quota_client() const;
@@ -170,6 +175,11 @@ Result<Req> decode_body(const RequestContext& ctx) {
 template <typename Resp>
 int32_t apply_throttle(RequestContext& ctx, Resp& resp) {
   const int32_t throttle = settle_throttle(ctx);
+  if constexpr (requires { resp.error_code; }) {
+    if constexpr (std::is_integral_v<std::decay_t<decltype(resp.error_code)>>) {
+      ctx.error_code = resp.error_code;
+    }
+  }
   if constexpr (requires { resp.throttle_time_ms; }) {
     if (throttle > resp.throttle_time_ms) resp.throttle_time_ms = throttle;
   }

@@ -142,6 +142,12 @@ void Server::accepted(asio::ip::tcp::socket socket, const ListenerSecurity& secu
   conn->start();
 }
 
+std::map<std::string, uint64_t> Server::connections_by_listener() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [id, c] : connections_) ++out[c->info().listener];
+  return out;
+}
+
 void Server::on_closed(uint64_t id) {
   connections_.erase(id);
   if (stopping_ && connections_.empty()) {

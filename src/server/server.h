@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +44,8 @@ class Server {
   // Bound endpoints, in listener order (for tests and the start-up log).
   const std::vector<asio::ip::tcp::endpoint>& bound() const { return bound_; }
   size_t connection_count() const { return connections_.size(); }
+  // Open connections per listener name (for /metrics).
+  std::map<std::string, uint64_t> connections_by_listener() const;
   // The request memory every connection reserves from (queued.max.request.bytes).
   const RequestMemory& request_memory() const { return *request_memory_; }
 

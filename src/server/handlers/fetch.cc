@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "server/broker_metrics.h"
 #include "server/client_quotas.h"
 #include "server/fetch_session.h"
 #include "server/handlers/authorize.h"
@@ -282,6 +283,10 @@ FetchResponse build_response(const RequestContext& ctx, std::vector<Target>& tar
       tr.topic_id = t.key.topic_id;
     }
     resp.responses.back().partitions.push_back(partition_data(t));
+    if (BrokerMetrics* m = ctx.broker->metrics) {
+      m->record_error(ctx.header.request_api_key, error_number(t.error));
+      if (t.part && t.record_bytes > 0) m->record_fetched(t.part->topic, t.record_bytes);
+    }
   }
   return resp;
 }

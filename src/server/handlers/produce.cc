@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
+#include "server/broker_metrics.h"
 #include "server/client_quotas.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handler_util.h"
@@ -133,6 +134,14 @@ asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx) {
       if (slot.job) {
         auto result = co_await slot.job->wait();
         pr = appended(index, result);
+        if (result.ok() && !result->duplicate && ctx.broker->metrics != nullptr) {
+          ctx.broker->metrics->record_produced(
+              td.name, static_cast<int64_t>(td.partition_data[i].records->size),
+              result->last_offset - result->first_offset + 1);
+        }
+      }
+      if (ctx.broker->metrics != nullptr) {
+        ctx.broker->metrics->record_error(ctx.header.request_api_key, pr.error_code);
       }
       if (pr.error_code != 0 && first_error.ok()) {
         first_error =
