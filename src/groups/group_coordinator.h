@@ -111,6 +111,16 @@ class GroupCoordinator {
   // timeouts). The in-process fuzzer sets 0, where nothing else would complete a phase.
   void set_max_phase_wait(std::chrono::milliseconds cap) { max_phase_wait_ = cap; }
 
+  // Every loaded group as /metrics shows it: state, member count and committed offsets
+  // (server/broker_metrics.h). A copy, cheap next to the groups themselves.
+  struct GroupSummary {
+    std::string group_id;
+    std::string_view state;
+    size_t members = 0;
+    std::vector<std::pair<TopicPartition, int64_t>> offsets;
+  };
+  std::vector<GroupSummary> summaries() const;
+
   // For tests and DescribeGroups: nullptr when unknown.
   const Group* find(const std::string& group_id) const;
 

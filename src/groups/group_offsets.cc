@@ -357,4 +357,17 @@ void GroupCoordinator::expire_offsets() {
   for (const std::string& gid : dead) groups_.erase(gid);
 }
 
+std::vector<GroupCoordinator::GroupSummary> GroupCoordinator::summaries() const {
+  std::vector<GroupSummary> out;
+  out.reserve(groups_.size());
+  for (const auto& [id, g] : groups_) {
+    GroupSummary& s = out.emplace_back();
+    s.group_id = id;
+    s.state = state_name(g.state);
+    s.members = g.members.size();
+    for (const auto& [tp, c] : g.offsets) s.offsets.emplace_back(tp, c.offset);
+  }
+  return out;
+}
+
 }  // namespace mirra::groups

@@ -65,30 +65,37 @@ MHD_Result send(MHD_Connection* connection, const Response& out, const std::stri
 MHD_Result on_request(void* cls, MHD_Connection* connection, const char* url, const char* method,
                       const char*, const char*, size_t* upload_size, void** state) {
   auto* server = static_cast<HttpServer*>(cls);
-  // The library calls once when the headers are in and again for each piece of a body. The
-  // answer goes out on the first call; a body is never read (no endpoint takes one).
-  if (*state == nullptr) {
+  const char* length =
+      MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  const bool has_body = (length != nullptr && std::strcmp(length, "0") != 0) ||
+                        MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr;
+  const std::string_view verb(method);
+  const bool refused = (verb != "GET" && verb != "HEAD") || has_body;
+  // The library calls once when the headers are in, then again for each piece of a body and
+  // once at its end. A request with a body is refused at once, without reading the body (the
+  // connection is then closed); any other is answered at the second call, which keeps the
+  // connection open for the client's next request.
+  if (*state == nullptr && !refused) {
     *state = server;
-    const char* length =
-        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const bool has_body = (length != nullptr && std::strcmp(length, "0") != 0) ||
-                          MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
-                                                      MHD_HTTP_HEADER_TRANSFER_ENCODING) != nullptr;
-    Request request = read_request(connection, url, method);
-    Response out;
-    if (request.method != "GET" && request.method != "HEAD") {
-      out = text_response(405, "only GET and HEAD\n");
-      out.headers.emplace_back("Allow", "GET, HEAD");
-    } else if (has_body) {
-      out = text_response(413, "a request body is not accepted\n");
-    } else {
-      out = server->handle(request);
-    }
-    // handle() answers 401 only for missing or refused credentials: with the challenge.
-    return send(connection, out, server->options().realm, out.status == 401);
+    return MHD_YES;
   }
-  *upload_size = 0;  // a body after the answer: dropped
-  return MHD_YES;
+  if (*state != nullptr && *upload_size != 0) {
+    *upload_size = 0;  // not reached: bodies are refused at the first call
+    return MHD_YES;
+  }
+  *state = server;
+  Response out;
+  if (verb != "GET" && verb != "HEAD") {
+    out = text_response(405, "only GET and HEAD\n");
+    out.headers.emplace_back("Allow", "GET, HEAD");
+  } else if (has_body) {
+    out = text_response(413, "a request body is not accepted\n");
+  } else {
+    out = server->handle(read_request(connection, url, method));
+  }
+  // handle() answers 401 only for missing or refused credentials: with the challenge.
+  return send(connection, out, server->options().realm, out.status == 401);
 }
 
 }  // namespace

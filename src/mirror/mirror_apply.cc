@@ -166,6 +166,8 @@ asio::awaitable<Status> MirrorRunner::append(const SinkLog& log,
   const int64_t now = steady_ms();
   st.bytes.add(static_cast<int64_t>(batches->bytes.size()), now);
   st.records.add(batches->records, now);
+  st.bytes_total += static_cast<int64_t>(batches->bytes.size());
+  st.records_total += batches->records;
   st.newest_mirrored_timestamp = std::max(st.newest_mirrored_timestamp, batches->max_timestamp);
   co_return Status::OK();
 }

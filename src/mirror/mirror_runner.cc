@@ -337,7 +337,11 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
   auto fetched = co_await fetchers_[f].connection->fetch(positions, options);
   const int64_t latency_ms = steady_ms() - started_ms;
   Round round{std::move(positions), {}};
-  for (const auto& pos : round.asked) status_[pos.tp].fetch_latency_ms = latency_ms;
+  for (const auto& pos : round.asked) {
+    PartitionMirrorStatus& st = status_[pos.tp];
+    st.fetch_latency_ms = latency_ms;
+    st.fetch_latency.observe(static_cast<double>(latency_ms) / 1000.0);
+  }
   if (fetched.ok() && fetched->size() != round.asked.size()) {
     fetched = Status(ErrorCode::UNKNOWN_SERVER_ERROR,
                      fmt::format("the source answered {} of {} partitions", fetched->size(),
@@ -356,7 +360,10 @@ asio::awaitable<MirrorRunner::Round> MirrorRunner::fetch_round(
     const client::FetchedPartition& answer = round.answers[i];
     MIRRA_ASSERT(answer.tp == round.asked[i].tp, "mirror {}: answers out of order", name_);
     std::optional<int64_t> end;
-    if (answer.status.ok()) end = end_of_batches(answer.records, round.asked[i].offset);
+    if (answer.status.ok()) {
+      end = end_of_batches(answer.records, round.asked[i].offset);
+      status_[answer.tp].last_fetch_wall_ms = now_ms();
+    }
     status_[answer.tp].pipeline.answer_received(generations[i], end);
   }
   co_return round;

@@ -34,6 +34,7 @@
 #include "base/status.h"
 #include "client/client.h"
 #include "client/types.h"
+#include "metrics/histogram.h"
 #include "mirror/mirror_config.h"
 #include "mirror/mirror_settings.h"
 #include "mirror/mirror_sink.h"
@@ -58,6 +59,11 @@ struct PartitionMirrorStatus {
   RateMeter records;
   int64_t newest_mirrored_timestamp = -1;
   int64_t fetch_latency_ms = -1;
+  // docs/observability.md: since the runner started, for /metrics.
+  int64_t bytes_total = 0;
+  int64_t records_total = 0;
+  int64_t last_fetch_wall_ms = -1;  // the last fetch answered without error for it
+  metrics::Histogram fetch_latency;
   // docs/mirroring-design.md §2.4: the source leader epoch under which this log was last
   // compared with the source's (OffsetForLeaderEpoch); the fetches carry it as their current
   // leader epoch. kNotCompared until the first comparison after the runner starts.

@@ -68,6 +68,8 @@ MetricsSnapshot collect_metrics(BrokerState& broker, BrokerMetrics& metrics, con
                               p->online()});
     }
   }
+  collect_groups(broker, s);
+  collect_mirrors(broker, s);
   return s;
 }
 
@@ -86,7 +88,7 @@ void write_requests(PrometheusText& out, const MetricsSnapshot& s) {
   for (const auto& [key, m] : s.apis) {
     const std::string api = api_name(key);
     for (const auto& [version, n] : m.requests_by_version) {
-      const std::string v = std::to_string(version);
+      const std::string v = version < 0 ? "unsupported" : std::to_string(version);
       out.sample("mirra_requests_total", {{"api", api}, {"version", v}}, static_cast<double>(n));
     }
   }
@@ -202,13 +204,18 @@ void write_process(PrometheusText& out) {
     out.sample("process_virtual_memory_bytes", {}, std::stod(f[20]));
     out.family("process_resident_memory_bytes", MetricType::gauge, "Resident memory size.");
     out.sample("process_resident_memory_bytes", {}, std::stod(f[21]) * page);
-    std::ifstream uptime_file("/proc/uptime");
-    double uptime = 0;
-    if (uptime_file >> uptime) {
-      const double boot = static_cast<double>(time(nullptr)) - uptime;
-      out.family("process_start_time_seconds", MetricType::gauge,
-                 "Start time of the process since the Unix epoch.");
-      out.sample("process_start_time_seconds", {}, boot + std::stod(f[19]) / tick);
+    // The boot time (btime in /proc/stat) is fixed, so the start time does not move between
+    // scrapes (Prometheus users detect restarts by its changes).
+    std::ifstream proc_stat("/proc/stat");
+    for (std::string key; proc_stat >> key;) {
+      if (key != "btime") continue;
+      double boot = 0;
+      if (proc_stat >> boot) {
+        out.family("process_start_time_seconds", MetricType::gauge,
+                   "Start time of the process since the Unix epoch.");
+        out.sample("process_start_time_seconds", {}, boot + std::stod(f[19]) / tick);
+      }
+      break;
     }
   }
   std::error_code ec;
@@ -236,6 +243,8 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   write_topics(out, snapshot);
   write_connections(out, snapshot);
   write_partitions(out, snapshot);
+  metrics_text::write_groups(out, snapshot);
+  metrics_text::write_mirrors(out, snapshot);
   write_process(out);
   return out.take();
 }

@@ -19,6 +19,10 @@
 
 #include "metrics/histogram.h"
 
+namespace mirra::metrics {
+class PrometheusText;
+}  // namespace mirra::metrics
+
 namespace mirra::server {
 
 struct BrokerState;
@@ -66,13 +70,70 @@ struct PartitionSample {
   bool online = true;
 };
 
+// A consumer group (Burrow's and kafka-lag-exporter's figures).
+struct GroupSample {
+  std::string group;
+  std::string state;  // "Stable", "Empty", ...
+  uint64_t members = 0;
+};
+struct GroupOffsetSample {
+  std::string group;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t committed = 0;
+  int64_t lag = -1;  // the partition's high watermark minus the committed offset; -1 unknown
+};
+
+// A mirror partition (docs/mirroring-design.md §12).
+struct MirrorPartitionSample {
+  std::string mirror;
+  std::string topic;
+  int32_t partition = 0;
+  std::string state;    // PREPARING, MIRRORING, ...
+  int64_t lag = -1;     // offsets; -1 unknown
+  int64_t lag_ms = -1;  // -1 unknown
+  int64_t retries = 0;
+  int64_t bytes = 0;  // mirrored since the runner started
+  int64_t records = 0;
+  int64_t last_fetch_ms = -1;  // wall clock of the last successful fetch
+  int64_t loss_records = 0;    // source high watermark minus our last stable offset
+  metrics::Histogram fetch_latency;
+};
+struct MirrorSyncSample {
+  std::string kind;  // topics, configs, partitions, groups, acls
+  int64_t runs = 0;
+  int64_t failures = 0;
+};
+struct MirrorSample {
+  std::string name;
+  std::map<std::string, uint64_t> partitions_by_state;
+  int64_t destination_throttled_ms = 0;
+  int64_t source_throttled_ms = 0;
+  std::vector<MirrorSyncSample> sync;
+  int64_t loss_records = 0;
+  double loss_bytes = 0;  // estimated from the mean size of the records the mirror copied
+};
+
 // Everything one scrape shows, copied on the core thread.
 struct MetricsSnapshot {
   std::vector<std::pair<int16_t, ApiMetrics>> apis;  // only APIs that saw requests
   std::map<std::string, TopicTraffic> topics;
   std::map<std::string, uint64_t> connections_by_listener;
   std::vector<PartitionSample> partitions;
+  std::vector<GroupSample> groups;
+  std::vector<GroupOffsetSample> group_offsets;
+  std::vector<MirrorSample> mirrors;
+  std::vector<MirrorPartitionSample> mirror_partitions;
 };
+
+// The groups' and mirrors' parts (server/broker_metrics_groups.cc), for collect_metrics() and
+// render_metrics().
+void collect_groups(BrokerState& broker, MetricsSnapshot& s);
+void collect_mirrors(BrokerState& broker, MetricsSnapshot& s);
+namespace metrics_text {
+void write_groups(metrics::PrometheusText& out, const MetricsSnapshot& s);
+void write_mirrors(metrics::PrometheusText& out, const MetricsSnapshot& s);
+}  // namespace metrics_text
 
 // On the core thread. Drops the traffic counters of topics that no longer exist.
 MetricsSnapshot collect_metrics(BrokerState& broker, BrokerMetrics& metrics, const Server* server);

@@ -93,7 +93,24 @@ Status close_because(std::string message) {
 
 // The KIP-511 answer, as a "handler" so that it travels the same path as every response.
 asio::awaitable<HandlerResult> answer_unsupported_api_versions(RequestContext& ctx) {
+  ctx.error_code = error_number(ErrorCode::UNSUPPORTED_VERSION);
   co_return Response(api_versions_unsupported_response(ctx.header.correlation_id));
+}
+
+// /metrics (server/broker_metrics.h): the request under its API, and under version -1
+// ("unsupported") when the version is not one Mirra serves, so that a client cannot make a
+// series per number. A request that did not decode as far as its key counts nowhere.
+void count_request(const RequestContext& ctx, std::span<const uint8_t> frame, BrokerState& broker,
+                   int16_t error_code) {
+  if (broker.metrics == nullptr || frame.size() < 4) return;
+  protocol::Reader peek(frame);
+  const int16_t key = peek.read_int16();
+  const int16_t version = peek.read_int16();
+  const protocol::ApiInfo* api = protocol::find_api(key);
+  if (api == nullptr) return;
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - ctx.started;
+  broker.metrics->record_request(key, api->supports(version) ? version : int16_t{-1}, error_code,
+                                 took.count());
 }
 
 }  // namespace
@@ -151,14 +168,13 @@ asio::awaitable<HandlerResult> dispatch_request(std::span<uint8_t> frame,
   ctx.broker = &broker;
   ctx.security = security;
   auto handler = route_request(frame, ctx);
-  if (!handler.ok()) co_return handler.status();
-  HandlerResult r = co_await handler.value()(ctx);
-  if (broker.metrics != nullptr) {
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - ctx.started;
-    broker.metrics->record_request(
-        ctx.header.request_api_key, ctx.api_version,
-        r.ok() ? ctx.error_code : error_number(ErrorCode::UNKNOWN_SERVER_ERROR), took.count());
+  if (!handler.ok()) {
+    count_request(ctx, frame, broker, error_number(ErrorCode::UNSUPPORTED_VERSION));
+    co_return handler.status();
   }
+  HandlerResult r = co_await handler.value()(ctx);
+  count_request(ctx, frame, broker,
+                r.ok() ? ctx.error_code : error_number(ErrorCode::UNKNOWN_SERVER_ERROR));
   if (!r.ok()) {
     co_return Status(r.status().code(),
                      fmt::format("{} v{} correlation id {}: {}", ctx.api->name, ctx.api_version,

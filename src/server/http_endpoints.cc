@@ -6,9 +6,10 @@
 #include "server/broker_metrics.h"
 
 namespace mirra::server {
-namespace {
 
 constexpr std::string_view kMirraLogComponent = "server";
+
+namespace {
 
 // Prometheus' text exposition format, version 0.0.4.
 constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";

@@ -144,6 +144,7 @@ void Server::accepted(asio::ip::tcp::socket socket, const ListenerSecurity& secu
 
 std::map<std::string, uint64_t> Server::connections_by_listener() const {
   std::map<std::string, uint64_t> out;
+  for (const Listener& l : config_.listeners) out[l.name] = 0;  // an idle listener shows 0
   for (const auto& [id, c] : connections_) ++out[c->info().listener];
   return out;
 }

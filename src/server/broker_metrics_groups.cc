@@ -1,0 +1,222 @@
+// The consumer groups' and mirrors' parts of /metrics (server/broker_metrics.h): collected on the
+// core thread from the group coordinator, the mirror manager and the partitions' offsets (no
+// log is read), written as Prometheus text from the copy.
+#include <cmath>
+
+#include "cluster/partition_manager.h"
+#include "groups/group_coordinator.h"
+#include "metrics/prometheus_text.h"
+#include "mirror/mirror_admin.h"
+#include "mirror/mirror_manager.h"
+#include "server/broker_metrics.h"
+#include "server/request_context.h"
+
+namespace mirra::server {
+
+using metrics::Labels;
+using metrics::MetricType;
+using metrics::PrometheusText;
+
+void collect_groups(BrokerState& broker, MetricsSnapshot& s) {
+  if (broker.groups == nullptr) return;
+  for (auto& g : broker.groups->summaries()) {
+    s.groups.push_back({g.group_id, std::string(g.state), g.members});
+    for (const auto& [tp, committed] : g.offsets) {
+      int64_t lag = -1;
+      if (auto p = broker.partitions->find(tp.topic, tp.partition); p && committed >= 0) {
+        lag = std::max<int64_t>(0, p->offsets.high_watermark - committed);
+      }
+      s.group_offsets.push_back({g.group_id, tp.topic, tp.partition, committed, lag});
+    }
+  }
+}
+
+void collect_mirrors(BrokerState& broker, MetricsSnapshot& s) {
+  if (broker.mirror_manager == nullptr) return;
+  for (const mirror::MirrorDescription& m : broker.mirror_manager->describe(std::nullopt)) {
+    if (!m.status.ok()) continue;
+    MirrorSample& out = s.mirrors.emplace_back();
+    out.name = m.name;
+    out.destination_throttled_ms = m.destination_throttled_ms;
+    out.source_throttled_ms = m.source_throttled_ms;
+    for (const auto& [kind, st] : m.sync.kinds) {
+      out.sync.push_back({std::string(mirror::to_string(kind)), st.runs, st.failures});
+    }
+    const mirror::MirrorRunner* runner = broker.mirror_manager->runner(m.name);
+    int64_t bytes = 0;
+    int64_t records = 0;
+    for (const mirror::TopicDescription& t : m.topics) {
+      for (const mirror::PartitionDescription& p : t.partitions) {
+        MirrorPartitionSample& mp = s.mirror_partitions.emplace_back();
+        mp.mirror = m.name;
+        mp.topic = t.name;
+        mp.partition = p.partition;
+        mp.state = std::string(mirror::mirror_state_name(p.state));
+        ++out.partitions_by_state[mp.state];
+        mp.lag = p.lag;
+        mp.lag_ms = p.lag_ms;
+        mp.retries = p.retry_count;
+        if (runner != nullptr) {
+          auto st = runner->status().find(client::TopicPartition{t.name, p.partition});
+          if (st != runner->status().end()) {
+            mp.bytes = st->second.bytes_total;
+            mp.records = st->second.records_total;
+            mp.last_fetch_ms = st->second.last_fetch_wall_ms;
+            mp.fetch_latency = st->second.fetch_latency;
+          }
+        }
+        auto local = broker.partitions->find(t.name, p.partition);
+        if (local && p.source_high_watermark >= 0) {
+          mp.loss_records =
+              std::max<int64_t>(0, p.source_high_watermark - local->offsets.last_stable);
+        }
+        bytes += mp.bytes;
+        records += mp.records;
+        out.loss_records += mp.loss_records;
+      }
+    }
+    if (records > 0) {
+      out.loss_bytes = static_cast<double>(out.loss_records) * static_cast<double>(bytes) /
+                       static_cast<double>(records);
+    }
+  }
+}
+
+namespace metrics_text {
+
+void write_groups(PrometheusText& out, const MetricsSnapshot& s) {
+  out.family("mirra_consumer_group_members", MetricType::gauge, "Members of a consumer group.");
+  for (const GroupSample& g : s.groups) {
+    out.sample("mirra_consumer_group_members", {{"group", g.group}},
+               static_cast<double>(g.members));
+  }
+  out.family("mirra_consumer_group_state", MetricType::gauge,
+             "1 for the group's current state (Empty, PreparingRebalance, CompletingRebalance, "
+             "Stable, Dead).");
+  for (const GroupSample& g : s.groups) {
+    out.sample("mirra_consumer_group_state", {{"group", g.group}, {"state", g.state}}, 1);
+  }
+  out.family("mirra_consumer_group_committed_offset", MetricType::gauge,
+             "The group's committed offset for a partition.");
+  for (const GroupOffsetSample& o : s.group_offsets) {
+    const std::string partition = std::to_string(o.partition);
+    out.sample("mirra_consumer_group_committed_offset",
+               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+               static_cast<double>(o.committed));
+  }
+  out.family("mirra_consumer_group_lag", MetricType::gauge,
+             "Records between the group's committed offset and the partition's high watermark.");
+  for (const GroupOffsetSample& o : s.group_offsets) {
+    if (o.lag < 0) continue;
+    const std::string partition = std::to_string(o.partition);
+    out.sample("mirra_consumer_group_lag",
+               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+               static_cast<double>(o.lag));
+  }
+}
+
+namespace {
+
+// One gauge or counter per mirror partition, from a field of the sample; values below 0
+// (unknown) are left out.
+void write_per_partition(PrometheusText& out, const MetricsSnapshot& s, const char* name,
+                         MetricType type, const char* help, double scale,
+                         int64_t MirrorPartitionSample::*field) {
+  out.family(name, type, help);
+  for (const MirrorPartitionSample& p : s.mirror_partitions) {
+    if (p.*field < 0) continue;
+    const std::string partition = std::to_string(p.partition);
+    out.sample(name, {{"mirror", p.mirror}, {"topic", p.topic}, {"partition", partition}},
+               static_cast<double>(p.*field) * scale);
+  }
+}
+
+}  // namespace
+
+void write_mirrors(PrometheusText& out, const MetricsSnapshot& s) {
+  out.family("mirra_mirror_partitions", MetricType::gauge, "Mirror partitions per state.");
+  for (const MirrorSample& m : s.mirrors) {
+    for (const auto& [state, n] : m.partitions_by_state) {
+      out.sample("mirra_mirror_partitions", {{"mirror", m.name}, {"state", state}},
+                 static_cast<double>(n));
+    }
+  }
+  out.family("mirra_mirror_partition_state", MetricType::gauge,
+             "1 for the mirror partition's current state.");
+  for (const MirrorPartitionSample& p : s.mirror_partitions) {
+    const std::string partition = std::to_string(p.partition);
+    out.sample(
+        "mirra_mirror_partition_state",
+        {{"mirror", p.mirror}, {"topic", p.topic}, {"partition", partition}, {"state", p.state}},
+        1);
+  }
+  write_per_partition(out, s, "mirra_mirror_partition_lag_offsets", MetricType::gauge,
+                      "The source's high watermark minus this broker's log end offset.", 1,
+                      &MirrorPartitionSample::lag);
+  write_per_partition(out, s, "mirra_mirror_partition_lag_seconds", MetricType::gauge,
+                      "Age of the newest record mirrored while behind; 0 when caught up.", 0.001,
+                      &MirrorPartitionSample::lag_ms);
+  write_per_partition(out, s, "mirra_mirror_partition_bytes_total", MetricType::counter,
+                      "Record bytes mirrored since the mirror started on this broker.", 1,
+                      &MirrorPartitionSample::bytes);
+  write_per_partition(out, s, "mirra_mirror_partition_records_total", MetricType::counter,
+                      "Records mirrored since the mirror started on this broker.", 1,
+                      &MirrorPartitionSample::records);
+  write_per_partition(out, s, "mirra_mirror_partition_retries_total", MetricType::counter,
+                      "Failed attempts retried since the partition last made progress.", 1,
+                      &MirrorPartitionSample::retries);
+  write_per_partition(out, s, "mirra_mirror_partition_last_fetch_timestamp_seconds",
+                      MetricType::gauge, "When the source last answered a fetch for it.", 0.001,
+                      &MirrorPartitionSample::last_fetch_ms);
+  out.family("mirra_mirror_partition_fetch_duration_seconds", MetricType::histogram,
+             "Round trip of the fetches that asked the source for the partition.");
+  for (const MirrorPartitionSample& p : s.mirror_partitions) {
+    const std::string partition = std::to_string(p.partition);
+    out.histogram("mirra_mirror_partition_fetch_duration_seconds",
+                  {{"mirror", p.mirror}, {"topic", p.topic}, {"partition", partition}},
+                  p.fetch_latency);
+  }
+  out.family("mirra_mirror_throttled_seconds_total", MetricType::counter,
+             "Time the mirror's fetches were held back, by this broker's "
+             "mirror.replication.throttled.rate (side=destination) or the source's quotas "
+             "(side=source).");
+  for (const MirrorSample& m : s.mirrors) {
+    out.sample("mirra_mirror_throttled_seconds_total",
+               {{"mirror", m.name}, {"side", "destination"}},
+               static_cast<double>(m.destination_throttled_ms) / 1000.0);
+    out.sample("mirra_mirror_throttled_seconds_total", {{"mirror", m.name}, {"side", "source"}},
+               static_cast<double>(m.source_throttled_ms) / 1000.0);
+  }
+  out.family("mirra_mirror_sync_runs_total", MetricType::counter,
+             "Rounds of each sync task (topics, configs, partitions, groups, acls).");
+  for (const MirrorSample& m : s.mirrors) {
+    for (const MirrorSyncSample& k : m.sync) {
+      out.sample("mirra_mirror_sync_runs_total", {{"mirror", m.name}, {"kind", k.kind}},
+                 static_cast<double>(k.runs));
+    }
+  }
+  out.family("mirra_mirror_sync_errors_total", MetricType::counter,
+             "Rounds of each sync task that ended with an error.");
+  for (const MirrorSample& m : s.mirrors) {
+    for (const MirrorSyncSample& k : m.sync) {
+      out.sample("mirra_mirror_sync_errors_total", {{"mirror", m.name}, {"kind", k.kind}},
+                 static_cast<double>(k.failures));
+    }
+  }
+  out.family("mirra_mirror_failover_loss_records", MetricType::gauge,
+             "Records a failover now would lose: the source's high watermark minus this "
+             "broker's last stable offset, over the mirror's partitions.");
+  for (const MirrorSample& m : s.mirrors) {
+    out.sample("mirra_mirror_failover_loss_records", {{"mirror", m.name}},
+               static_cast<double>(m.loss_records));
+  }
+  out.family("mirra_mirror_failover_loss_bytes", MetricType::gauge,
+             "Bytes a failover now would lose, estimated from the mean size of the records the "
+             "mirror has copied.");
+  for (const MirrorSample& m : s.mirrors) {
+    out.sample("mirra_mirror_failover_loss_bytes", {{"mirror", m.name}}, m.loss_bytes);
+  }
+}
+
+}  // namespace metrics_text
+}  // namespace mirra::server
