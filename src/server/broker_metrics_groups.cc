@@ -31,6 +31,26 @@ void collect_groups(BrokerState& broker, MetricsSnapshot& s) {
   }
 }
 
+namespace {
+
+// What a failover now would lose of a partition: above our last stable offset, up to the
+// source's high watermark as last fetched (a source partition we lack: all of it). Nothing
+// once the partition is failed over (STOPPING, STOPPED): it is no longer a copy.
+int64_t failover_loss(BrokerState& broker, const std::string& topic,
+                      const mirror::PartitionDescription& p) {
+  using mirror::MirrorState;
+  if (p.state == static_cast<int8_t>(MirrorState::stopping) ||
+      p.state == static_cast<int8_t>(MirrorState::stopped)) {
+    return 0;
+  }
+  if (p.state == mirror::kNotMirroredState) return std::max<int64_t>(0, p.lag);
+  auto local = broker.partitions->find(topic, p.partition);
+  if (!local || p.source_high_watermark < 0) return 0;
+  return std::max<int64_t>(0, p.source_high_watermark - local->offsets.last_stable);
+}
+
+}  // namespace
+
 void collect_mirrors(BrokerState& broker, MetricsSnapshot& s) {
   if (broker.mirror_manager == nullptr) return;
   for (const mirror::MirrorDescription& m : broker.mirror_manager->describe(std::nullopt)) {
@@ -65,11 +85,7 @@ void collect_mirrors(BrokerState& broker, MetricsSnapshot& s) {
             mp.fetch_latency = st->second.fetch_latency;
           }
         }
-        auto local = broker.partitions->find(t.name, p.partition);
-        if (local && p.source_high_watermark >= 0) {
-          mp.loss_records =
-              std::max<int64_t>(0, p.source_high_watermark - local->offsets.last_stable);
-        }
+        mp.loss_records = failover_loss(broker, t.name, p);
         bytes += mp.bytes;
         records += mp.records;
         out.loss_records += mp.loss_records;

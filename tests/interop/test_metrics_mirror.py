@@ -1,0 +1,110 @@
+"""/metrics of a destination broker while a mirror runs (docs/observability.md), against what
+`mirra mirror --describe` and `mirra groups --describe` show of the same moment. The source
+holds an open transaction on one partition, so the mirror stops below it (it copies up to the
+source's last stable offset): that partition has a lag the CLI shows, and a failover now
+would lose exactly the open transaction's records, which the failover-loss gauge must say.
+A consumer group that committed part of a topic has a lag the groups CLI shows too. After the
+failover the partitions count as STOPPED.
+
+Waits are bounded polls, never sleeps."""
+import urllib.request
+
+import confluent_kafka
+import confluent_kafka.admin
+
+from mirra_testlib import run_mirra, wait_until
+from mirroring import STEP, TXN, describe, ok, start_mirror, watermarks_of
+from prometheus_text import http_port, one, parse
+
+OPEN = 6        # records of the source's open transaction, on partition 0
+COMMITTED = 10  # committed records, on each of the two partitions
+
+
+def scrape(broker):
+    with urllib.request.urlopen(f"http://127.0.0.1:{http_port(broker)}/metrics",
+                                timeout=STEP) as r:
+        return parse(r.read().decode())
+
+
+def fill_source(src, topic):
+    txn = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap,
+                                    "transactional.id": "metrics-open"})
+    txn.init_transactions(STEP)
+    txn.begin_transaction()
+    for i in range(2 * COMMITTED):
+        txn.produce(topic, value=f"committed-{i}".encode(), partition=i % 2)
+    txn.commit_transaction(STEP)
+    txn.begin_transaction()
+    for i in range(OPEN):
+        txn.produce(topic, value=f"open-{i}".encode(), partition=0)
+    assert txn.flush(STEP) == 0  # on the source's log, never committed
+    return txn
+
+
+def test_mirror_figures_match_describe_and_failover_loss(make_broker, tmp_path):
+    topic = "watched"
+    src = make_broker(TXN, name="source")
+    dst = make_broker({"http.listeners": "http://127.0.0.1:0", **TXN}, name="destination")
+    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": src.bootstrap})
+    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
+    txn = fill_source(src, topic)
+    start_mirror(src, dst, tmp_path, topic)
+    source_hw = watermarks_of(src.bootstrap, topic, 2)
+    # Copied up to the source's LSO, and the last fetch has seen the source's high watermark.
+    wait_until(lambda: {(r["partition"], r["lag"]) for r in describe(dst)} ==
+               {(0, OPEN), (1, 0)}, STEP, "the mirror to stop below the open transaction")
+    rows = {r["partition"]: r for r in describe(dst)}
+    m = scrape(dst)
+    assert one(m, "mirra_mirror_partitions", mirror="dr", state="MIRRORING") == 2
+    for p in (0, 1):
+        labels = {"mirror": "dr", "topic": topic, "partition": str(p)}
+        assert one(m, "mirra_mirror_partition_lag_offsets", **labels) == rows[p]["lag"]
+        assert one(m, "mirra_mirror_partition_state", state="MIRRORING", **labels) == 1
+        # What reached this broker: the committed records and the commit marker.
+        assert one(m, "mirra_mirror_partition_records_total", **labels) \
+            == rows[p]["destinationLogEndOffset"] == source_hw[p] - (OPEN if p == 0 else 0)
+        assert one(m, "mirra_mirror_partition_bytes_total", **labels) > 0
+        assert one(m, "mirra_mirror_partition_fetch_duration_seconds_count", **labels) > 0
+        assert one(m, "mirra_mirror_partition_last_fetch_timestamp_seconds", **labels) > 0
+    assert one(m, "mirra_mirror_failover_loss_records", mirror="dr") == OPEN
+    assert one(m, "mirra_mirror_failover_loss_bytes", mirror="dr") > 0
+    kinds = {labels["kind"] for name, labels, _ in m
+             if name == "mirra_mirror_sync_runs_total" and labels["mirror"] == "dr"}
+    assert kinds == {"topics", "configs", "partitions", "groups", "acls"}, kinds
+
+    ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--remove", "--mirror", "dr",
+                 "--topic", topic))
+    wait_until(lambda: one(scrape(dst), "mirra_mirror_partitions", mirror="dr",
+                           state="STOPPED") == 2, STEP, "both partitions STOPPED in /metrics")
+    assert one(scrape(dst), "mirra_mirror_failover_loss_records", mirror="dr") == 0
+    txn.abort_transaction(STEP)
+
+
+def test_consumer_group_lag_matches_the_groups_cli(make_broker):
+    b = make_broker({"http.listeners": "http://127.0.0.1:0"}, name="groups")
+    topic = "lagging"
+    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
+    p = confluent_kafka.Producer({"bootstrap.servers": b.bootstrap})
+    for i in range(30):
+        p.produce(topic, value=b"v", partition=i % 2)
+    assert p.flush(STEP) == 0
+    c = confluent_kafka.Consumer({"bootstrap.servers": b.bootstrap, "group.id": "readers"})
+    c.commit(offsets=[confluent_kafka.TopicPartition(topic, 0, 4),
+                      confluent_kafka.TopicPartition(topic, 1, 11)], asynchronous=False)
+    c.close()
+    m = scrape(b)
+    out = ok(run_mirra("groups", "--bootstrap-server", b.bootstrap, "--describe", "--group",
+                       "readers"))
+    cli = {}
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 6 and cols[0] == "readers" and cols[1] == topic:
+            cli[int(cols[2])] = (int(cols[3]), int(cols[5]))  # current offset, lag
+    assert cli == {0: (4, 11), 1: (11, 4)}, out
+    for part, (committed, lag) in cli.items():
+        labels = {"group": "readers", "topic": topic, "partition": str(part)}
+        assert one(m, "mirra_consumer_group_committed_offset", **labels) == committed
+        assert one(m, "mirra_consumer_group_lag", **labels) == lag
+    assert one(m, "mirra_consumer_group_state", group="readers", state="Empty") == 1
+    assert one(m, "mirra_consumer_group_members", group="readers") == 0
