@@ -21,15 +21,16 @@ trap cleanup EXIT
 start_broker() {  # name
   local name=$1
   "$mirra" server --override "log.dirs=$dir/$name" --override listeners=PLAINTEXT://127.0.0.1:0 \
+    --override http.listeners=http://127.0.0.1:0 \
     --override mirror.state.topic.num.partitions=3 >"$dir/$name.log" 2>&1 &
   pids+=($!)
 }
 
-address_of() {  # name -> prints host:port once it listens
-  local name=$1
+address_of() {  # name [what the start-up line says before the address] -> prints host:port
+  local name=$1 line=${2:-listening on PLAINTEXT://}
   for _ in $(seq 100); do
     local addr
-    addr=$(sed -n 's|.*listening on PLAINTEXT://||p' "$dir/$name.log" | head -1)
+    addr=$(sed -n "s|.*$line||p" "$dir/$name.log" | head -1)
     if [ -n "$addr" ]; then echo "$addr"; return; fi
     sleep 0.1  # polling the log for the start-up line, bounded to 10 s
   done
@@ -43,6 +44,8 @@ start_broker destination
 src=$(address_of source)
 dst=$(address_of destination)
 echo "source broker on $src, destination broker on $dst (logs in $dir/)"
+metrics="http://$(address_of destination 'listening for HTTP on http://')/metrics"
+echo "the destination's metrics, for Prometheus (docs/observability.md): $metrics"
 
 "$mirra" topics --bootstrap-server "$src" --create --topic orders --partitions 3
 seq 1 30000 | sed 's/^/order-/' | "$mirra" produce --bootstrap-server "$src" --topic orders
@@ -76,6 +79,12 @@ if [ -z "$caught_up" ]; then
   exit 1
 fi
 echo "lag 0: the destination holds every record at the source's offsets"
+echo "what Prometheus scrapes of the mirror now ($metrics):"
+python3 -c 'import sys, urllib.request
+for line in urllib.request.urlopen(sys.argv[1], timeout=10).read().decode().splitlines():
+    if line.startswith(("mirra_mirror_partitions", "mirra_mirror_partition_lag",
+                        "mirra_mirror_failover_loss")):
+        print("  " + line)' "$metrics"
 
 if echo "x" | "$mirra" produce --bootstrap-server "$dst" --topic orders 2>"$dir/refused.txt"; then
   echo "demo: the mirror topic accepted a write" >&2

@@ -15,6 +15,9 @@ def test_demo_mirrors_and_fails_over(tmp_path):
     assert r.returncode == 0, (r.stdout[-3000:], r.stderr[-3000:])
     out = r.stdout
     assert "lag 0: the destination holds every record" in out
+    # The destination's /metrics, as Prometheus would scrape it, agrees.
+    assert 'mirra_mirror_partitions{mirror="demo",state="MIRRORING"} 3' in out
+    assert 'mirra_mirror_failover_loss_records{mirror="demo"} 0' in out
     assert "writing to the mirror topic is refused" in out and "is read-only" in out
     assert "failed over and is writable" in out
     assert "now holds 40001 records" in out and out.rstrip().endswith("demo finished")
