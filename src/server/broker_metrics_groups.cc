@@ -2,6 +2,7 @@
 // core thread from the group coordinator, the mirror manager and the partitions' offsets (no
 // log is read), written as Prometheus text from the copy.
 #include <cmath>
+#include <tuple>
 
 #include "cluster/partition_manager.h"
 #include "groups/group_coordinator.h"
@@ -203,20 +204,18 @@ void write_mirrors(PrometheusText& out, const MetricsSnapshot& s) {
     out.sample("mirra_mirror_throttled_seconds_total", {{"mirror", m.name}, {"side", "source"}},
                static_cast<double>(m.source_throttled_ms) / 1000.0);
   }
-  out.family("mirra_mirror_sync_runs_total", MetricType::counter,
-             "Rounds of each sync task (topics, configs, partitions, groups, acls).");
-  for (const MirrorSample& m : s.mirrors) {
-    for (const MirrorSyncSample& k : m.sync) {
-      out.sample("mirra_mirror_sync_runs_total", {{"mirror", m.name}, {"kind", k.kind}},
-                 static_cast<double>(k.runs));
-    }
-  }
-  out.family("mirra_mirror_sync_errors_total", MetricType::counter,
-             "Rounds of each sync task that ended with an error.");
-  for (const MirrorSample& m : s.mirrors) {
-    for (const MirrorSyncSample& k : m.sync) {
-      out.sample("mirra_mirror_sync_errors_total", {{"mirror", m.name}, {"kind", k.kind}},
-                 static_cast<double>(k.failures));
+  for (const auto& [name, help, field] :
+       {std::tuple{"mirra_mirror_sync_runs_total",
+                   "Rounds of each sync task (topics, configs, partitions, groups, acls).",
+                   &MirrorSyncSample::runs},
+        std::tuple{"mirra_mirror_sync_errors_total",
+                   "Rounds of each sync task that ended with an error.",
+                   &MirrorSyncSample::failures}}) {
+    out.family(name, MetricType::counter, help);
+    for (const MirrorSample& m : s.mirrors) {
+      for (const MirrorSyncSample& k : m.sync) {
+        out.sample(name, {{"mirror", m.name}, {"kind", k.kind}}, static_cast<double>(k.*field));
+      }
     }
   }
   out.family("mirra_mirror_failover_loss_records", MetricType::gauge,
