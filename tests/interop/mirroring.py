@@ -16,6 +16,13 @@ TXN = {"transaction.state.log.num.partitions": 3, "offsets.topic.num.partitions"
 PID_AT, CRC_AT = 43, 17  # producer id (8 bytes) and CRC (4 bytes) in a v2 batch
 
 
+# fill_with_open_transaction(): records of the transaction it leaves open on partition 0, and
+# committed records on each of partitions 0 and 1.
+OPEN = 6
+COMMITTED = 10
+
+
+
 ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid::zero() in Kafka's base64
 
 
@@ -120,3 +127,22 @@ def topic_id(broker, topic):
                        "--topic", topic))
     first = out.splitlines()[0].split("\t")
     return first[1], first[2]
+
+
+def fill_with_open_transaction(src, topic):
+    """COMMITTED committed records on each of partitions 0 and 1 of `topic`, then OPEN records
+    of a transaction left open on partition 0: a mirror copies up to the source's last stable
+    offset, so partition 0 keeps a lag of OPEN. Returns the transactional producer (abort it
+    at the end)."""
+    txn = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap,
+                                    "transactional.id": "metrics-open"})
+    txn.init_transactions(STEP)
+    txn.begin_transaction()
+    for i in range(2 * COMMITTED):
+        txn.produce(topic, value=f"committed-{i}".encode(), partition=i % 2)
+    txn.commit_transaction(STEP)
+    txn.begin_transaction()
+    for i in range(OPEN):
+        txn.produce(topic, value=f"open-{i}".encode(), partition=0)
+    assert txn.flush(STEP) == 0  # on the source's log, never committed
+    return txn

@@ -13,32 +13,14 @@ import confluent_kafka
 import confluent_kafka.admin
 
 from mirra_testlib import run_mirra, wait_until
-from mirroring import STEP, TXN, describe, ok, start_mirror, watermarks_of
+from mirroring import (OPEN, STEP, TXN, describe, fill_with_open_transaction, ok, start_mirror,
+                       watermarks_of)
 from prometheus_text import http_port, one, parse
-
-OPEN = 6        # records of the source's open transaction, on partition 0
-COMMITTED = 10  # committed records, on each of the two partitions
-
 
 def scrape(broker):
     with urllib.request.urlopen(f"http://127.0.0.1:{http_port(broker)}/metrics",
                                 timeout=STEP) as r:
         return parse(r.read().decode())
-
-
-def fill_source(src, topic):
-    txn = confluent_kafka.Producer({"bootstrap.servers": src.bootstrap,
-                                    "transactional.id": "metrics-open"})
-    txn.init_transactions(STEP)
-    txn.begin_transaction()
-    for i in range(2 * COMMITTED):
-        txn.produce(topic, value=f"committed-{i}".encode(), partition=i % 2)
-    txn.commit_transaction(STEP)
-    txn.begin_transaction()
-    for i in range(OPEN):
-        txn.produce(topic, value=f"open-{i}".encode(), partition=0)
-    assert txn.flush(STEP) == 0  # on the source's log, never committed
-    return txn
 
 
 def test_mirror_figures_match_describe_and_failover_loss(make_broker, tmp_path):
@@ -47,7 +29,7 @@ def test_mirror_figures_match_describe_and_failover_loss(make_broker, tmp_path):
     dst = make_broker({"http.listeners": "http://127.0.0.1:0", **TXN}, name="destination")
     admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": src.bootstrap})
     admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
-    txn = fill_source(src, topic)
+    txn = fill_with_open_transaction(src, topic)
     start_mirror(src, dst, tmp_path, topic)
     source_hw = watermarks_of(src.bootstrap, topic, 2)
     # Copied up to the source's LSO, and the last fetch has seen the source's high watermark.
