@@ -37,6 +37,17 @@ Request read_request(MHD_Connection* connection, const char* url, const char* me
   r.method = method;
   r.path = url;
   MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &add_query_arg, &r.query);
+  if (const MHD_ConnectionInfo* info =
+          MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const sockaddr* a = info->client_addr;
+    if (a->sa_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr, text, sizeof text);
+    } else if (a->sa_family == AF_INET6) {
+      inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr, text, sizeof text);
+    }
+    r.peer_host = text;
+  }
   char* password = nullptr;
   if (char* user = MHD_basic_auth_get_username_password(connection, &password)) {
     r.basic_auth.emplace(user, password != nullptr ? password : "");

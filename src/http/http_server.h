@@ -31,6 +31,7 @@ struct Request {
   std::string method;  // GET or HEAD
   std::string path;    // without the query string
   std::map<std::string, std::string> query;
+  std::string peer_host;  // the client's IP address as text
   // Basic auth credentials as the client sent them; nullopt without an Authorization header.
   std::optional<std::pair<std::string, std::string>> basic_auth;
 };

@@ -210,6 +210,13 @@ const std::map<std::string, Apply>& broker_keys() {
          c.http_listener = r->front();
          return Status::OK();
        }},
+      // Checked here, read by server/http_endpoints.cc from the static settings.
+      {"http.authentication",
+       [](ServerConfig&, const std::string& k, const std::string& v) {
+         const std::string value = to_lower(std::string(trim(v)));
+         if (value != "none" && value != "basic") return invalid(k, v, "expected none or basic");
+         return Status::OK();
+       }},
       {"advertised.listeners",
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_listeners(k, v);

@@ -3,7 +3,12 @@
 #include <future>
 
 #include "base/log.h"
+#include "base/text.h"
+#include "security/acl.h"
+#include "security/sasl.h"
+#include "security/scram.h"
 #include "server/broker_metrics.h"
+#include "server/request_context.h"
 
 namespace mirra::server {
 
@@ -30,10 +35,61 @@ std::optional<T> on_core_thread(asio::io_context& io, std::shared_ptr<bool> aliv
   return result.get();
 }
 
+using Credentials = std::vector<std::pair<security::ScramMechanism, security::ScramCredential>>;
+
+// Basic auth (http.authentication=basic): the user's SCRAM credentials are copied on the core
+// thread (the metadata image's), the password is checked here, off the core thread (PBKDF2).
+bool password_ok(asio::io_context& io, const std::shared_ptr<bool>& alive, BrokerState& broker,
+                 const std::string& user, const std::string& password) {
+  auto credentials = on_core_thread<Credentials>(io, alive, [&broker, user] {
+    Credentials out;
+    for (auto m : {security::ScramMechanism::sha256, security::ScramMechanism::sha512}) {
+      if (!broker.scram_credential) break;
+      if (auto c = broker.scram_credential(user, m)) out.emplace_back(m, *c);
+    }
+    return out;
+  });
+  if (!credentials) return false;
+  for (const auto& [m, c] : *credentials) {
+    if (c.iterations <= 0) continue;  // a hostile record: never a PBKDF2 of no rounds
+    const security::ScramCredential made = security::scram_credential(
+        m, security::scram_salted_password(m, password, c.salt, c.iterations), c.salt,
+        c.iterations);
+    if (security::secrets_equal(made.stored_key, c.stored_key)) return true;
+  }
+  return false;
+}
+
+// With basic auth and an authorizer, a user needs DESCRIBE on the cluster, as for
+// DescribeCluster and DescribeConfigs of the broker: 403 otherwise.
+http::Handler authorized_only(asio::io_context& io, std::shared_ptr<bool> alive,
+                              BrokerState& broker, http::Handler handler) {
+  return [&io, alive, &broker, handler](const http::Request& r) {
+    if (r.basic_auth) {
+      auto allowed = on_core_thread<bool>(
+          io, alive, [&broker, principal = "User:" + r.basic_auth->first, host = r.peer_host] {
+            return broker.authorizer == nullptr ||
+                   broker.authorizer->authorize(principal, host, security::AclOperation::describe,
+                                                security::ResourceType::cluster,
+                                                security::kClusterResourceName);
+          });
+      if (!allowed || !*allowed) {
+        return http::text_response(403, "DESCRIBE on the cluster is required\n");
+      }
+    }
+    return handler(r);
+  };
+}
+
 }  // namespace
 
+bool basic_http_auth(const std::map<std::string, std::string>& static_settings) {
+  auto it = static_settings.find("http.authentication");
+  return it != static_settings.end() && to_lower(trim(it->second)) == "basic";
+}
+
 Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& listener,
-                                                            asio::io_context& io,
+                                                            bool basic_auth, asio::io_context& io,
                                                             BrokerState& broker,
                                                             BrokerMetrics& metrics,
                                                             const Server* server) {
@@ -53,6 +109,13 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& list
   http::ServerOptions options;
   options.host = listener.host;
   options.port = listener.port;
+  if (basic_auth) {
+    for (auto& [path, handler] : routes) handler = authorized_only(io, alive, broker, handler);
+    options.authenticate = [&io, alive, &broker](const std::string& user,
+                                                 const std::string& password) {
+      return password_ok(io, alive, broker, user, password);
+    };
+  }
   auto http = http::HttpServer::start(std::move(options), std::move(routes));
   if (!http.ok()) return http.status();
   endpoints->http_ = std::move(http.value());

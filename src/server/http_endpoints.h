@@ -1,4 +1,5 @@
-// HttpEndpoints: the broker's HTTP listener (http.listeners) and what it serves:
+// HttpEndpoints: the broker's HTTP listener (http.listeners, http.authentication) and what it
+// serves:
 //   /metrics  Prometheus text (server/broker_metrics.h; docs/observability.md)
 //
 // The listener's thread (src/http) never touches broker state: a handler posts the collection
@@ -11,7 +12,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "base/asio.h"
 #include "base/status.h"
@@ -24,12 +27,17 @@ struct BrokerState;
 class BrokerMetrics;
 class Server;
 
+// http.authentication from the static settings (server/config.cc checks its value): "basic".
+bool basic_http_auth(const std::map<std::string, std::string>& static_settings);
+
 class HttpEndpoints {
  public:
   static constexpr std::chrono::seconds kCollectTimeout{5};
 
-  // `broker`, `metrics` and `server` (may be null) must outlive the endpoints.
-  static Result<std::unique_ptr<HttpEndpoints>> start(const Listener& listener,
+  // `broker`, `metrics` and `server` (may be null) must outlive the endpoints. `basic_auth`
+  // (http.authentication=basic): every request needs the name and password of one of the
+  // cluster's SCRAM users, and with an authorizer DESCRIBE on the cluster (403 otherwise).
+  static Result<std::unique_ptr<HttpEndpoints>> start(const Listener& listener, bool basic_auth,
                                                       asio::io_context& io, BrokerState& broker,
                                                       BrokerMetrics& metrics, const Server* server);
   ~HttpEndpoints();
