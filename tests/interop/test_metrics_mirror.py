@@ -12,6 +12,7 @@ import urllib.request
 import confluent_kafka
 import confluent_kafka.admin
 
+from lagging_group import GROUP, cli_offsets_and_lags, make_lagging_group
 from mirra_testlib import run_mirra, wait_until
 from mirroring import (OPEN, STEP, TXN, describe, fill_with_open_transaction, ok, start_mirror,
                        watermarks_of)
@@ -65,28 +66,13 @@ def test_mirror_figures_match_describe_and_failover_loss(make_broker, tmp_path):
 def test_consumer_group_lag_matches_the_groups_cli(make_broker):
     b = make_broker({"http.listeners": "http://127.0.0.1:0"}, name="groups")
     topic = "lagging"
-    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": b.bootstrap})
-    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
-    p = confluent_kafka.Producer({"bootstrap.servers": b.bootstrap})
-    for i in range(30):
-        p.produce(topic, value=b"v", partition=i % 2)
-    assert p.flush(STEP) == 0
-    c = confluent_kafka.Consumer({"bootstrap.servers": b.bootstrap, "group.id": "readers"})
-    c.commit(offsets=[confluent_kafka.TopicPartition(topic, 0, 4),
-                      confluent_kafka.TopicPartition(topic, 1, 11)], asynchronous=False)
-    c.close()
+    make_lagging_group(b, topic)
     m = scrape(b)
-    out = ok(run_mirra("groups", "--bootstrap-server", b.bootstrap, "--describe", "--group",
-                       "readers"))
-    cli = {}
-    for line in out.splitlines():
-        cols = line.split()
-        if len(cols) >= 6 and cols[0] == "readers" and cols[1] == topic:
-            cli[int(cols[2])] = (int(cols[3]), int(cols[5]))  # current offset, lag
-    assert cli == {0: (4, 11), 1: (11, 4)}, out
+    cli = cli_offsets_and_lags(b, topic)
+    assert cli == {"0": (4, 11), "1": (11, 4)}, cli
     for part, (committed, lag) in cli.items():
-        labels = {"group": "readers", "topic": topic, "partition": str(part)}
+        labels = {"group": GROUP, "topic": topic, "partition": part}
         assert one(m, "mirra_consumer_group_committed_offset", **labels) == committed
         assert one(m, "mirra_consumer_group_lag", **labels) == lag
-    assert one(m, "mirra_consumer_group_state", group="readers", state="Empty") == 1
-    assert one(m, "mirra_consumer_group_members", group="readers") == 0
+    assert one(m, "mirra_consumer_group_state", group=GROUP, state="Empty") == 1
+    assert one(m, "mirra_consumer_group_members", group=GROUP) == 0

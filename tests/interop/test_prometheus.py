@@ -18,8 +18,9 @@ import confluent_kafka
 import confluent_kafka.admin
 import pytest
 
-from mirra_testlib import ROOT, run_mirra, wait_until
-from mirroring import OPEN, STEP, TXN, describe, fill_with_open_transaction, ok, start_mirror
+from lagging_group import LAGS, cli_offsets_and_lags, make_lagging_group
+from mirra_testlib import ROOT, wait_until
+from mirroring import OPEN, STEP, TXN, describe, fill_with_open_transaction, start_mirror
 from prometheus_text import http_port
 
 ALERTS = ROOT / "deploy" / "prometheus" / "mirra-alerts.yml"
@@ -97,18 +98,9 @@ def test_prometheus_scrapes_two_brokers_and_loads_the_alert_rules(make_broker, t
     start_mirror(src, dst, tmp_path, topic)
     wait_until(lambda: {(r["partition"], r["lag"]) for r in describe(dst)} ==
                {(0, OPEN), (1, 0)}, STEP, "the mirror to stop below the open transaction")
-    # A consumer group on the destination with a known lag: 30 records, 4 and 11 committed.
+    # A consumer group on the destination with a known lag.
     local = "orders"
-    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": dst.bootstrap})
-    admin.create_topics([confluent_kafka.admin.NewTopic(local, 2, 1)])[local].result(STEP)
-    p = confluent_kafka.Producer({"bootstrap.servers": dst.bootstrap})
-    for i in range(30):
-        p.produce(local, value=b"v", partition=i % 2)
-    assert p.flush(STEP) == 0
-    c = confluent_kafka.Consumer({"bootstrap.servers": dst.bootstrap, "group.id": "readers"})
-    c.commit(offsets=[confluent_kafka.TopicPartition(local, 0, 4),
-                      confluent_kafka.TopicPartition(local, 1, 11)], asynchronous=False)
-    c.close()
+    make_lagging_group(dst, local)
 
     targets = [f"127.0.0.1:{http_port(b)}" for b in (src, dst)]
     base = prometheus(targets)
@@ -122,11 +114,8 @@ def test_prometheus_scrapes_two_brokers_and_loads_the_alert_rules(make_broker, t
     loss = query(base, 'mirra_mirror_failover_loss_records{mirror="dr"}')
     assert list(loss.values()) == [OPEN], loss
 
-    out = ok(run_mirra("groups", "--bootstrap-server", dst.bootstrap, "--describe", "--group",
-                       "readers"))
-    cli = {cols[2]: float(cols[5]) for cols in (line.split() for line in out.splitlines())
-           if len(cols) >= 6 and cols[0] == "readers" and cols[1] == local}
-    assert cli == {"0": 11.0, "1": 4.0}, out
+    cli = {p: float(lag) for p, (_, lag) in cli_offsets_and_lags(dst, local).items()}
+    assert cli == LAGS, cli
     wait_until(lambda: by(query(base, 'mirra_consumer_group_lag{group="readers"}'), "partition")
                == cli, STEP, "Prometheus to hold the group lag the groups CLI shows")
 
