@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian package Mirra needs to build, test and benchmark.
-# Idempotent: when everything is already installed it does nothing (no apt-get update).
+# Installs every Debian package Mirra needs to build, test and benchmark, then the npm packages
+# of package-lock.json. Idempotent: when everything is already installed it does nothing (no
+# apt-get update, no npm ci).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 # Each package is used by the tree; the comment says where.
 PACKAGES=(
@@ -24,8 +26,9 @@ PACKAGES=(
   libgtest-dev
   kcat python3-pytest python3-confluent-kafka python3-kafka python3-snappy python3-lz4
   python3-zstandard nodejs npm
-  # observability tests: promtool and a real Prometheus server (tests/interop/test_metrics.py)
-  prometheus
+  # observability tests: promtool and a real Prometheus server (tests/interop/test_metrics.py),
+  # and the web console in headless Chromium (tests/interop/test_console.py)
+  prometheus chromium
   # benchmarks: bench/ (Google Benchmark, iperf3 for the loopback limit)
   libbenchmark-dev iperf3
 )
@@ -47,13 +50,19 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   missing=("${filtered[@]}")
 fi
 
-if [ "${#missing[@]}" -eq 0 ]; then
-  exit 0
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# npm packages, pinned in package-lock.json: the web console's charting library (built into the
+# broker) and the test clients. `npm ci` only when the lock file changed since the last install
+# (it wipes node_modules).
+if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(sed -n '/"packages"/,$p' package-lock.json) \
+     <(sed -n '/"packages"/,$p' node_modules/.package-lock.json 2>/dev/null); then
+  npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error
+fi

@@ -6,14 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-if [ -f package-lock.json ]; then
-  # npm ci only when the lock file changed since the last install (it wipes node_modules).
-  if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(sed -n '/"packages"/,$p' package-lock.json) \
-       <(sed -n '/"packages"/,$p' node_modules/.package-lock.json 2>/dev/null); then
-    npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error
-  fi
-fi
+scripts/install-deps.sh  # Debian packages and the npm lock file's packages
 
 . scripts/lib/build.sh  # build/ configured as scripts/run.sh does: one build for both
 
