@@ -80,8 +80,10 @@ def group_rows(page):
 
 
 def topic_rows(page):
+    """{topic: [mirror or "", sum of the high watermarks]}."""
     return page.eval("""Object.fromEntries([...document.querySelectorAll('#topics tbody tr')]
-        .filter(r => r.dataset.topic).map(r => [r.dataset.topic, [r.dataset.mirror, +r.dataset.hw]]))""")
+        .filter(r => r.dataset.topic)
+        .map(r => [r.dataset.topic, [r.dataset.mirror, +r.dataset.hw]]))""")
 
 
 def test_console_shows_mirror_groups_and_failover(make_broker, tmp_path):
