@@ -9,13 +9,12 @@ import json
 import urllib.error
 import urllib.request
 
-import confluent_kafka.admin
 import pytest
 
 from lagging_group import GROUP, cli_offsets_and_lags, make_lagging_group
 from mirra_testlib import run_mirra, wait_until
-from mirroring import (OPEN, STEP, TXN, describe, describe_json, fill_with_open_transaction, ok,
-                       start_mirror, watermarks_of)
+from mirroring import (OPEN, STEP, TXN, describe, describe_json, mirror_held_by_open_transaction,
+                       ok, watermarks_of)
 from prometheus_text import http_port
 
 # The fields of a partition row that do not move between two calls once the mirror has
@@ -62,13 +61,8 @@ def test_api_shows_what_the_cli_describes(make_broker, tmp_path):
     src = make_broker(TXN, name="source")
     dst = make_broker({"http.listeners": "http://127.0.0.1:0", **TXN}, name="destination")
     assert get_json(dst, "/v1/mirrors") == {"mirrors": []}
-    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": src.bootstrap})
-    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
-    txn = fill_with_open_transaction(src, topic)
-    start_mirror(src, dst, tmp_path, topic)
+    txn = mirror_held_by_open_transaction(src, dst, tmp_path, topic)
     source_hw = watermarks_of(src.bootstrap, topic, 2)
-    wait_until(lambda: {(r["partition"], r["lag"]) for r in describe(dst)} ==
-               {(0, OPEN), (1, 0)}, STEP, "the mirror to stop below the open transaction")
 
     # /v1/mirrors: the CLI's rows, grouped under the mirror.
     m = mirror_rows(dst)
