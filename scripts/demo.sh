@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Mirra's main job as a demo: two local brokers, a source and a destination, a topic written on
 # the source and mirrored into the destination at the same offsets, the describe table until the
-# lag is 0, then a failover that makes the destination's copy writable.
+# lag is 0, then a failover that makes the destination's copy writable. The destination's web
+# console shows it all as it happens; at the end, when run from a terminal (or with
+# MIRRA_DEMO_HOLD set), the brokers keep running for the console until Enter or Ctrl-C.
 # Uses $MIRRA_BIN (default build/mirra, which scripts/run.sh builds) and a fresh ./demo-data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +46,9 @@ start_broker destination
 src=$(address_of source)
 dst=$(address_of destination)
 echo "source broker on $src, destination broker on $dst (logs in $dir/)"
-metrics="http://$(address_of destination 'listening for HTTP on http://')/metrics"
+console="http://$(address_of destination 'listening for HTTP on http://')"
+metrics="$console/metrics"
+echo "the destination's web console: $console/ (open it in a browser to watch the mirror)"
 echo "the destination's metrics, for Prometheus (docs/observability.md): $metrics"
 
 "$mirra" topics --bootstrap-server "$src" --create --topic orders --partitions 3
@@ -100,3 +104,7 @@ count=$("$mirra" consume --bootstrap-server "$dst" --topic orders --from-beginni
 echo "the destination's orders now holds $count records (40000 mirrored + 1 written after the failover)"
 [ "$count" -eq 40001 ]
 echo "demo finished"
+if [ -t 0 ] || [ -n "${MIRRA_DEMO_HOLD:-}" ]; then
+  echo "the brokers keep running for the web console at $console/: press Enter or Ctrl-C to stop"
+  read -r _ || true
+fi

@@ -5,11 +5,14 @@
 // spellings work (src/cli/README.md): --start is --add, --stop is --remove and --recover is
 // --resume (the same ResumeMirrorTopics request: a FAILED partition goes back to the state it
 // failed in with its retries reset, a PAUSED one is fetched again).
+// --describe --watch redraws the table until Ctrl-C (mirror_watch.h).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/mirror_describe_format.h"
+#include "cli/mirror_watch.h"
 #include "cli/table.h"
 
 namespace mirra::cli {
@@ -34,6 +38,8 @@ struct MirrorArgs {
   bool failover = false;  // --remove
   bool pause = false, resume = false;
   bool json = false;
+  bool watch = false;                  // --describe --watch
+  std::optional<int64_t> interval_ms;  // --interval-ms, with --watch
   std::string mirror;
   std::string mirror_config;
   std::vector<std::string> topics;  // --topic: names or regular expressions
@@ -77,6 +83,27 @@ Result<std::vector<std::string>> client_properties(const MirrorArgs& a) {
   return items;
 }
 
+// --watch and --interval-ms (mirror_watch.h).
+Status check_watch_args(const MirrorArgs& a) {
+  if (a.watch && !a.describe) {
+    return Status(ErrorCode::INVALID_REQUEST, "--watch goes with --describe only");
+  }
+  if (a.watch && a.json) {
+    return Status(ErrorCode::INVALID_REQUEST,
+                  "--watch redraws the table and does not go with --json (for JSON over time, "
+                  "run --describe --json repeatedly)");
+  }
+  if (a.interval_ms && !a.watch) {
+    return Status(ErrorCode::INVALID_REQUEST, "--interval-ms goes with --watch only");
+  }
+  if (a.interval_ms && (*a.interval_ms < 1 || *a.interval_ms > kMaxWatchIntervalMs)) {
+    return Status(ErrorCode::INVALID_REQUEST,
+                  fmt::format("--interval-ms must be from 1 to {} (a day), not {}",
+                              kMaxWatchIntervalMs, *a.interval_ms));
+  }
+  return Status::OK();
+}
+
 Status check_args(const MirrorArgs& a) {
   const int actions = int(a.create) + int(a.remove) + int(a.list) + int(a.add) + int(a.describe) +
                       int(a.failover) + int(a.pause) + int(a.resume);
@@ -101,6 +128,7 @@ Status check_args(const MirrorArgs& a) {
   if (a.json && !a.describe) {
     return Status(ErrorCode::INVALID_REQUEST, "--json goes with --describe only");
   }
+  if (Status s = check_watch_args(a); !s.ok()) return s;
   if (a.create && a.mirror_config.empty()) {
     return Status(ErrorCode::INVALID_REQUEST,
                   "--create needs --mirror-config FILE (with at least bootstrap.servers)");
@@ -221,9 +249,20 @@ int topics_command(client::SyncClient& c, const MirrorArgs& a) {
   return 0;
 }
 
+// --mirror M, or every mirror.
+std::optional<std::vector<std::string>> described_names(const MirrorArgs& a) {
+  if (a.mirror.empty()) return std::nullopt;
+  return std::vector<std::string>{a.mirror};
+}
+
+int watch(client::SyncClient& c, const MirrorArgs& a) {
+  WatchSettings s{a.bootstrap, a.interval_ms.value_or(1000), ::isatty(STDOUT_FILENO) == 1};
+  return watch_mirrors(c, described_names(a), s);
+}
+
 int describe(client::SyncClient& c, const MirrorArgs& a) {
-  std::optional<std::vector<std::string>> names;
-  if (!a.mirror.empty()) names = std::vector<std::string>{a.mirror};
+  if (a.watch) return watch(c, a);
+  auto names = described_names(a);
   auto r = c.describe_mirrors(names);
   if (!r.ok()) return fail(kCommand, r.status().message());
   for (const auto& m : r.value()) {
@@ -273,8 +312,12 @@ void add_mirror_command(CLI::App& app, CommandResult& result) {
                 "the state they failed in, retries reset (--mirror, --topic)");
   sub->add_flag("--describe", a->describe,
                 "Per partition: state, source high watermark, destination log end, lag, LMO, "
-                "retries, last error ([--mirror M] [--json])");
+                "retries, last error ([--mirror M] [--json | --watch [--interval-ms N]])");
   sub->add_flag("--json", a->json, "With --describe: JSON");
+  sub->add_flag("--watch", a->watch,
+                "With --describe: redraw the table every second (--interval-ms) until Ctrl-C");
+  sub->add_option("--interval-ms", a->interval_ms,
+                  "With --watch: milliseconds between two describes (default 1000)");
   sub->add_option("--topic", a->topics,
                   "With --add/--remove/--pause/--resume: a topic name or a regular expression "
                   "(repeatable)");

@@ -6,8 +6,8 @@
 
 #include "base/error_codes.h"
 #include "cli/table.h"
+#include "mirror/describe_json.h"
 #include "mirror/mirror_admin.h"
-#include "mirror/mirror_sync.h"
 
 namespace mirra::cli {
 namespace {
@@ -15,8 +15,6 @@ namespace {
 std::string state_name(int8_t state) { return std::string(mirror::mirror_state_name(state)); }
 
 std::string or_dash(int64_t v) { return v < 0 ? "-" : std::to_string(v); }
-
-std::string json_error(const Status& s) { return s.ok() ? "null" : json_string(s.message()); }
 
 std::string partition_table(const std::vector<client::MirrorDescription>& mirrors) {
   Table table({"MIRROR", "TOPIC", "PARTITION", "STATE", "SOURCE-HW", "DEST-LEO", "LAG", "LAG-MS",
@@ -45,7 +43,7 @@ std::string sync_tables(const client::MirrorDescription& m, int64_t now_ms) {
     const std::string error = k.last_error.ok() ? "-"
                                                 : fmt::format("{} ({})", k.last_error.message(),
                                                               age(k.last_error_ms, now_ms));
-    kinds.add({sync_kind_name(k.kind), std::to_string(k.runs), std::to_string(k.failures),
+    kinds.add({mirror::sync_kind_name(k.kind), std::to_string(k.runs), std::to_string(k.failures),
                age(k.last_success_ms, now_ms), error, std::to_string(k.looked_at),
                std::to_string(k.changed)});
   }
@@ -79,28 +77,6 @@ std::string throttle_line(const client::MirrorDescription& m) {
 
 }  // namespace
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string sync_kind_name(int8_t kind) {
-  for (mirror::SyncKind k : mirror::kSyncKinds) {
-    if (static_cast<int8_t>(k) == kind) return std::string(mirror::to_string(k));
-  }
-  return std::to_string(kind);
-}
-
 std::string age(int64_t then_ms, int64_t now_ms) {
   if (then_ms < 0) return "-";
   const int64_t ms = std::max<int64_t>(0, now_ms - then_ms);
@@ -121,46 +97,13 @@ std::string describe_json(const std::vector<client::MirrorDescription>& mirrors)
   std::vector<std::string> rows;
   for (const auto& m : mirrors) {
     for (const auto& t : m.topics) {
-      for (const auto& p : t.partitions) {
-        rows.push_back(fmt::format(
-            "{{\"mirror\":{},\"topic\":{},\"topicId\":{},\"partition\":{},\"state\":{},"
-            "\"sourceLogStartOffset\":{},\"sourceHighWatermark\":{},"
-            "\"destinationLogEndOffset\":{},\"lag\":{},\"lagMs\":{},\"lastMirroredOffset\":{},"
-            "\"retries\":{},\"bytesPerSecond\":{},\"recordsPerSecond\":{},"
-            "\"fetchLatencyMs\":{},\"lastError\":{}}}",
-            json_string(m.name), json_string(t.name), json_string(t.id.to_string()), p.partition,
-            json_string(state_name(p.state)), p.source_log_start, p.source_high_watermark,
-            p.destination_log_end, p.lag, p.lag_ms, p.last_mirrored_offset, p.retries,
-            p.bytes_per_second, p.records_per_second, p.fetch_latency_ms,
-            json_error(p.last_error)));
-      }
+      for (const auto& p : t.partitions) rows.push_back(mirror::partition_json(m, t, p));
     }
   }
   for (const auto& m : mirrors) {
-    if (throttling_to_show(m)) {
-      rows.push_back(
-          fmt::format("{{\"type\":\"throttle\",\"mirror\":{},\"throttledRate\":{},"
-                      "\"destinationThrottledMs\":{},\"sourceThrottledMs\":{}}}",
-                      json_string(m.name), m.throttled_rate, m.destination_throttled_ms,
-                      m.source_throttled_ms));
-    }
-    for (const auto& k : m.sync_kinds) {
-      rows.push_back(fmt::format(
-          "{{\"type\":\"sync\",\"mirror\":{},\"kind\":{},\"runs\":{},\"failures\":{},"
-          "\"lastRunMs\":{},\"lastSuccessMs\":{},\"lastErrorMs\":{},\"lastDurationUs\":{},"
-          "\"lookedAt\":{},\"changed\":{},\"changedTotal\":{},\"lastErrorCode\":{},"
-          "\"lastError\":{}}}",
-          json_string(m.name), json_string(sync_kind_name(k.kind)), k.runs, k.failures,
-          k.last_run_ms, k.last_success_ms, k.last_error_ms, k.last_duration_us, k.looked_at,
-          k.changed, k.changed_total, error_number(k.last_error.code()), json_error(k.last_error)));
-    }
-    for (const auto& g : m.sync_groups) {
-      rows.push_back(fmt::format(
-          "{{\"type\":\"syncGroup\",\"mirror\":{},\"group\":{},\"activeOnDestination\":{},"
-          "\"lastSyncedMs\":{},\"offsetsCommitted\":{},\"errorCode\":{},\"error\":{}}}",
-          json_string(m.name), json_string(g.group_id), g.active_on_destination, g.last_synced_ms,
-          g.offsets_committed, error_number(g.error.code()), json_error(g.error)));
-    }
+    if (throttling_to_show(m)) rows.push_back(mirror::throttle_json(m));
+    for (const auto& k : m.sync_kinds) rows.push_back(mirror::sync_kind_json(m, k));
+    for (const auto& g : m.sync_groups) rows.push_back(mirror::sync_group_json(m, g));
   }
   return fmt::format("[{}]\n", fmt::join(rows, ",\n "));
 }

@@ -5,7 +5,8 @@
 // Text: one table of every mirror partition, then per mirror its sync tasks (docs/mirroring-
 // design.md §8): "Sync of mirror M", a row per kind, and the groups with something to say.
 // JSON: one array; the partition rows first, as they always were (no "type" key), then rows with
-// "type": "sync" (one per mirror and kind) and "type": "syncGroup".
+// "type": "throttle", "sync" (one per mirror and kind) and "syncGroup" (mirror/describe_json.h
+// writes each row, as for the broker's /v1/mirrors).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,6 @@
 #include "client/types.h"
 
 namespace mirra::cli {
-
-std::string json_string(const std::string& s);
-
-// "topics", "configs", "partitions", "groups"; a kind this CLI does not know as its number.
-std::string sync_kind_name(int8_t kind);
 
 // How long ago `then_ms` was at `now_ms`: "1.5s ago", "3m07s ago", "2h05m ago"; "-" for never
 // (-1). A time ahead of ours (another clock) counts as now.

@@ -7,6 +7,7 @@
 
 #include "client/client.h"
 #include "client/client_routing.h"
+#include "client/mirror_descriptions.h"
 
 namespace mirra::client {
 namespace {
@@ -150,14 +151,7 @@ asio::awaitable<Result<std::vector<int64_t>>> Client::last_mirrored_offsets(
   co_return out;
 }
 
-asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors(
-    std::optional<std::vector<std::string>> names) {
-  protocol::DescribeMirrorsRequest req;
-  req.mirror_names = std::move(names);
-  auto reply = co_await send_admin(req, true, not_controller<protocol::DescribeMirrorsResponse>);
-  if (!reply.ok()) co_return reply.status();
-  const auto& r = reply->body;
-  if (Status s = status_from(r.error_code, std::nullopt, "describe mirrors"); !s.ok()) co_return s;
+std::vector<MirrorDescription> mirror_descriptions(const protocol::DescribeMirrorsResponse& r) {
   std::vector<MirrorDescription> out;
   for (const auto& m : r.mirrors) {
     MirrorDescription& d = out.emplace_back();
@@ -191,7 +185,18 @@ asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors
     d.destination_throttled_ms = m.destination_throttled_ms;
     d.source_throttled_ms = m.source_throttled_ms;
   }
-  co_return out;
+  return out;
+}
+
+asio::awaitable<Result<std::vector<MirrorDescription>>> Client::describe_mirrors(
+    std::optional<std::vector<std::string>> names) {
+  protocol::DescribeMirrorsRequest req;
+  req.mirror_names = std::move(names);
+  auto reply = co_await send_admin(req, true, not_controller<protocol::DescribeMirrorsResponse>);
+  if (!reply.ok()) co_return reply.status();
+  const auto& r = reply->body;
+  if (Status s = status_from(r.error_code, std::nullopt, "describe mirrors"); !s.ok()) co_return s;
+  co_return mirror_descriptions(r);
 }
 
 asio::awaitable<Result<std::vector<MirrorListing>>> Client::list_mirrors(

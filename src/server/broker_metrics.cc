@@ -49,6 +49,16 @@ void BrokerMetrics::record_fetched(const std::string& topic, int64_t bytes) {
   it->second.bytes_out += static_cast<uint64_t>(bytes);
 }
 
+void collect_partitions(BrokerState& broker, const metadata::TopicInfo& topic,
+                        std::vector<PartitionSample>& out) {
+  for (size_t i = 0; i < topic.partitions.size(); ++i) {
+    auto p = broker.partitions->find(topic.name, static_cast<int32_t>(i));
+    if (!p) continue;
+    out.push_back({topic.name, p->index, p->offsets.log_start, p->offsets.high_watermark,
+                   p->offsets.last_stable, p->offsets.log_end, p->offsets.size_bytes, p->online()});
+  }
+}
+
 MetricsSnapshot collect_metrics(BrokerState& broker, BrokerMetrics& metrics, const Server* server) {
   MetricsSnapshot s;
   for (size_t key = 0; key < BrokerMetrics::kMaxApiKey; ++key) {
@@ -59,15 +69,7 @@ MetricsSnapshot collect_metrics(BrokerState& broker, BrokerMetrics& metrics, con
   std::erase_if(metrics.topics(), [&](const auto& t) { return !topics.contains(t.first); });
   for (const auto& [name, traffic] : metrics.topics()) s.topics.emplace(name, traffic);
   if (server != nullptr) s.connections_by_listener = server->connections_by_listener();
-  for (const auto& [name, topic] : topics) {
-    for (size_t i = 0; i < topic.partitions.size(); ++i) {
-      auto p = broker.partitions->find(name, static_cast<int32_t>(i));
-      if (!p) continue;
-      s.partitions.push_back({name, p->index, p->offsets.log_start, p->offsets.high_watermark,
-                              p->offsets.last_stable, p->offsets.log_end, p->offsets.size_bytes,
-                              p->online()});
-    }
-  }
+  for (const auto& [name, topic] : topics) collect_partitions(broker, topic, s.partitions);
   collect_groups(broker, s);
   collect_mirrors(broker, s);
   return s;

@@ -19,6 +19,9 @@
 
 #include "metrics/histogram.h"
 
+namespace mirra::metadata {
+struct TopicInfo;
+}  // namespace mirra::metadata
 namespace mirra::metrics {
 class PrometheusText;
 }  // namespace mirra::metrics
@@ -126,6 +129,9 @@ struct MetricsSnapshot {
   std::vector<MirrorPartitionSample> mirror_partitions;
 };
 
+// The offsets and sizes of a topic's partitions hosted here, appended to `out`.
+void collect_partitions(BrokerState& broker, const metadata::TopicInfo& topic,
+                        std::vector<PartitionSample>& out);
 // The groups' and mirrors' parts (server/broker_metrics_groups.cc), for collect_metrics() and
 // render_metrics().
 void collect_groups(BrokerState& broker, MetricsSnapshot& s);

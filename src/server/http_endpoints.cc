@@ -2,12 +2,15 @@
 
 #include <future>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/text.h"
+#include "console/console_files.h"
 #include "security/acl.h"
 #include "security/sasl.h"
 #include "security/scram.h"
 #include "server/broker_metrics.h"
+#include "server/http_json.h"
 #include "server/request_context.h"
 
 namespace mirra::server {
@@ -18,6 +21,7 @@ namespace {
 
 // Prometheus' text exposition format, version 0.0.4.
 constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+constexpr const char* kJsonContentType = "application/json";
 
 // Runs `collect` on the core thread and waits for its result; nullopt when the core thread
 // does not get to it in time (a stuck broker must not pile up HTTP threads) or the endpoints
@@ -33,6 +37,57 @@ std::optional<T> on_core_thread(asio::io_context& io, std::shared_ptr<bool> aliv
     return std::nullopt;
   }
   return result.get();
+}
+
+http::Response busy() { return http::text_response(503, "the broker did not answer in time\n"); }
+
+// A JSON route: `collect` copies on the core thread, `render` writes the copy on the HTTP thread.
+template <typename T, typename Collect, typename Render>
+http::Handler json_route(asio::io_context& io, std::shared_ptr<bool> alive, Collect collect,
+                         Render render) {
+  return [&io, alive, collect, render](const http::Request&) {
+    std::optional<T> copy = on_core_thread<T>(io, alive, collect);
+    if (!copy) return busy();
+    http::Response out;
+    out.content_type = kJsonContentType;
+    out.body = render(*copy);
+    return out;
+  };
+}
+
+// The broker's HTTP routes but the console's files.
+std::map<std::string, http::Handler> api_routes(asio::io_context& io,
+                                                const std::shared_ptr<bool>& alive,
+                                                BrokerState& broker, BrokerMetrics& metrics,
+                                                const Server* server,
+                                                const MirrorLagHistory& history) {
+  std::map<std::string, http::Handler> routes;
+  routes["/metrics"] = [&io, &broker, &metrics, server, alive](const http::Request&) {
+    auto snapshot = on_core_thread<MetricsSnapshot>(io, alive, [&broker, &metrics, server] {
+      return collect_metrics(broker, metrics, server);
+    });
+    if (!snapshot) return busy();
+    http::Response out;
+    out.content_type = kPrometheusContentType;
+    out.body = render_metrics(*snapshot);
+    return out;
+  };
+  routes["/v1/mirrors"] = json_route<std::vector<client::MirrorDescription>>(
+      io, alive, [&broker] { return collect_mirror_descriptions(broker); }, mirrors_json);
+  routes["/v1/topics"] = json_route<std::vector<TopicView>>(
+      io, alive, [&broker] { return collect_topics(broker); }, topics_json);
+  routes["/v1/groups"] = json_route<MetricsSnapshot>(
+      io, alive,
+      [&broker] {
+        MetricsSnapshot s;
+        collect_groups(broker, s);
+        return s;
+      },
+      groups_json);
+  routes["/v1/history"] = json_route<MirrorLagHistory>(
+      io, alive, [&history] { return history; },
+      [](const MirrorLagHistory& h) { return h.json(); });
+  return routes;
 }
 
 using Credentials = std::vector<std::pair<security::ScramMechanism, security::ScramCredential>>;
@@ -93,19 +148,18 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& list
                                                             BrokerState& broker,
                                                             BrokerMetrics& metrics,
                                                             const Server* server) {
-  std::unique_ptr<HttpEndpoints> endpoints(new HttpEndpoints());
+  std::unique_ptr<HttpEndpoints> endpoints(new HttpEndpoints(io));
   std::shared_ptr<bool> alive = endpoints->alive_;
-  std::map<std::string, http::Handler> routes;
-  routes["/metrics"] = [&io, &broker, &metrics, server, alive](const http::Request&) {
-    auto snapshot = on_core_thread<MetricsSnapshot>(io, alive, [&broker, &metrics, server] {
-      return collect_metrics(broker, metrics, server);
-    });
-    if (!snapshot) return http::text_response(503, "the broker did not answer in time\n");
-    http::Response out;
-    out.content_type = kPrometheusContentType;
-    out.body = render_metrics(*snapshot);
-    return out;
-  };
+  std::map<std::string, http::Handler> routes =
+      api_routes(io, alive, broker, metrics, server, endpoints->history_);
+  for (const console::EmbeddedFile& file : console::files()) {
+    routes[std::string(file.url)] = [file](const http::Request&) {
+      http::Response out;
+      out.content_type = std::string(console::content_type(file.url));
+      out.body = std::string(file.bytes);
+      return out;
+    };
+  }
   http::ServerOptions options;
   options.host = listener.host;
   options.port = listener.port;
@@ -122,12 +176,26 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& list
   // Scripts and tests read the port from this line.
   MIRRA_LOG_INFO("listening for HTTP on http://{}:{}",
                  listener.host.empty() ? "0.0.0.0" : listener.host, endpoints->http_->port());
+  endpoints->sample_lag(broker);
   return endpoints;
+}
+
+void HttpEndpoints::sample_lag(BrokerState& broker) {
+  MetricsSnapshot s;
+  collect_mirrors(broker, s);
+  history_.add(now_ms(), s.mirrors, s.mirror_partitions);
+  sample_timer_.expires_after(std::chrono::milliseconds(MirrorLagHistory::kIntervalMs));
+  // `alive` first: a wait that completed before the endpoints went away still runs.
+  sample_timer_.async_wait([this, alive = alive_, &broker](std::error_code ec) {
+    if (!*alive || ec) return;
+    sample_lag(broker);
+  });
 }
 
 HttpEndpoints::~HttpEndpoints() {
   *alive_ = false;
   http_.reset();
+  sample_timer_.cancel();
 }
 
 }  // namespace mirra::server

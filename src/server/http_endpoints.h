@@ -1,6 +1,10 @@
 // HttpEndpoints: the broker's HTTP listener (http.listeners, http.authentication) and what it
-// serves:
-//   /metrics  Prometheus text (server/broker_metrics.h; docs/observability.md)
+// serves (docs/observability.md):
+//   /metrics            Prometheus text (server/broker_metrics.h)
+//   /v1/mirrors, /v1/topics, /v1/groups, /v1/history   JSON for tools (server/http_json.h)
+//   /, /console.js, ... the web console (src/console), built into the binary
+// and keeps each mirror's lag of the last minutes for the console's chart, sampled once a
+// second on the core thread (server/mirror_lag_history.h).
 //
 // The listener's thread (src/http) never touches broker state: a handler posts the collection
 // to the core thread and waits for its copy (at most kCollectTimeout, then 503), and writes the
@@ -20,6 +24,7 @@
 #include "base/status.h"
 #include "http/http_server.h"
 #include "server/listeners.h"
+#include "server/mirror_lag_history.h"
 
 namespace mirra::server {
 
@@ -45,10 +50,15 @@ class HttpEndpoints {
   uint16_t port() const { return http_->port(); }
 
  private:
-  HttpEndpoints() = default;
+  explicit HttpEndpoints(asio::io_context& io) : sample_timer_(io) {}
+
+  // Samples the mirrors' lag into history_ now and every MirrorLagHistory::kIntervalMs.
+  void sample_lag(BrokerState& broker);
 
   // Core thread only: false once the endpoints are gone, for collections still queued.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  MirrorLagHistory history_;  // core thread
+  asio::steady_timer sample_timer_;
   std::unique_ptr<http::HttpServer> http_;
 };
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "mirror/describe_json.h"
+
 namespace mirra::cli {
 namespace {
 
@@ -110,8 +112,8 @@ TEST(MirrorDescribeFormat, JsonRowsPartitionsFirstThenSyncAndGroups) {
 }
 
 TEST(MirrorDescribeFormat, UnknownKindShowsItsNumber) {
-  EXPECT_EQ(sync_kind_name(2), "partitions");
-  EXPECT_EQ(sync_kind_name(9), "9");
+  EXPECT_EQ(mirror::sync_kind_name(2), "partitions");
+  EXPECT_EQ(mirror::sync_kind_name(9), "9");
 }
 
 }  // namespace

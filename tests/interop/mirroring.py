@@ -5,10 +5,11 @@ import json
 import struct
 
 import confluent_kafka
+import confluent_kafka.admin
 from confluent_kafka import TopicPartition
 
 from records import read_to_end
-from mirra_testlib import run_mirra
+from mirra_testlib import run_mirra, wait_until
 
 PARTITIONS = 8
 STEP = 30  # seconds: the bound of each wait
@@ -145,4 +146,19 @@ def fill_with_open_transaction(src, topic):
     for i in range(OPEN):
         txn.produce(topic, value=f"open-{i}".encode(), partition=0)
     assert txn.flush(STEP) == 0  # on the source's log, never committed
+    return txn
+
+
+def mirror_held_by_open_transaction(src, dst, tmp_path, topic):
+    """`topic` made on `src` with 2 partitions, filled by fill_with_open_transaction() and
+    mirrored into `dst` as mirror "dr"; returns once the mirror stands still: partition 0 OPEN
+    records behind (below the open transaction), partition 1 caught up. Returns the
+    transactional producer (abort it at the end)."""
+    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": src.bootstrap})
+    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
+    txn = fill_with_open_transaction(src, topic)
+    start_mirror(src, dst, tmp_path, topic)
+    # Copied up to the source's LSO, and the last fetch has seen the source's high watermark.
+    wait_until(lambda: {(r["partition"], r["lag"]) for r in describe(dst)} ==
+               {(0, OPEN), (1, 0)}, STEP, "the mirror to stop below the open transaction")
     return txn

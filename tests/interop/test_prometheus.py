@@ -14,13 +14,11 @@ import subprocess
 import urllib.parse
 import urllib.request
 
-import confluent_kafka
-import confluent_kafka.admin
 import pytest
 
 from lagging_group import LAGS, cli_offsets_and_lags, make_lagging_group
 from mirra_testlib import ROOT, wait_until
-from mirroring import OPEN, STEP, TXN, describe, fill_with_open_transaction, start_mirror
+from mirroring import OPEN, STEP, TXN, describe, mirror_held_by_open_transaction
 from prometheus_text import http_port
 
 ALERTS = ROOT / "deploy" / "prometheus" / "mirra-alerts.yml"
@@ -92,12 +90,7 @@ def test_prometheus_scrapes_two_brokers_and_loads_the_alert_rules(make_broker, t
     src = make_broker({**TXN, **http}, name="source")
     dst = make_broker({**TXN, **http}, name="destination")
     topic = "watched"
-    admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": src.bootstrap})
-    admin.create_topics([confluent_kafka.admin.NewTopic(topic, 2, 1)])[topic].result(STEP)
-    txn = fill_with_open_transaction(src, topic)
-    start_mirror(src, dst, tmp_path, topic)
-    wait_until(lambda: {(r["partition"], r["lag"]) for r in describe(dst)} ==
-               {(0, OPEN), (1, 0)}, STEP, "the mirror to stop below the open transaction")
+    txn = mirror_held_by_open_transaction(src, dst, tmp_path, topic)
     # A consumer group on the destination with a known lag.
     local = "orders"
     make_lagging_group(dst, local)

@@ -64,16 +64,10 @@ void sync_to_wire(const mirror::SyncDescription& sync,
   }
 }
 
-asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
-  auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
-  if (!req.ok()) co_return req.status();
-  if (auto refused =
-          refuse_unless_on_cluster<DescribeMirrorsResponse>(ctx, AclOperation::describe)) {
-    co_return respond(ctx, *refused);
-  }
+DescribeMirrorsResponse describe_mirrors_response(
+    const mirror::MirrorManager& mirrors, const std::optional<std::vector<std::string>>& names) {
   DescribeMirrorsResponse resp;
-  for (const mirror::MirrorDescription& d :
-       ctx.broker->mirror_manager->describe(req->mirror_names)) {
+  for (const mirror::MirrorDescription& d : mirrors.describe(names)) {
     auto& out = resp.mirrors.emplace_back();
     out.name = d.name;
     if (!d.status.ok()) {
@@ -96,7 +90,17 @@ asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
     out.destination_throttled_ms = d.destination_throttled_ms;
     out.source_throttled_ms = d.source_throttled_ms;
   }
-  co_return respond(ctx, resp);
+  return resp;
+}
+
+asio::awaitable<HandlerResult> handle_describe_mirrors(RequestContext& ctx) {
+  auto req = decode_body<protocol::DescribeMirrorsRequest>(ctx);
+  if (!req.ok()) co_return req.status();
+  if (auto refused =
+          refuse_unless_on_cluster<DescribeMirrorsResponse>(ctx, AclOperation::describe)) {
+    co_return respond(ctx, *refused);
+  }
+  co_return respond(ctx, describe_mirrors_response(*ctx.broker->mirror_manager, req->mirror_names));
 }
 
 }  // namespace mirra::server
