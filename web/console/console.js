@@ -19,6 +19,9 @@ const STATES = ['PREPARING', 'MIRRORING', 'PAUSED', 'STOPPING', 'STOPPED', 'FAIL
 const COLORS = ['#2563eb', '#d97706', '#059669', '#9333ea', '#dc2626', '#0891b2', '#65a30d',
   '#db2777']
 const CHART_HEIGHT = 160
+// Tick steps of the records axis: 1, 2, 5, 10, 20, 50... (a record is not divided).
+const WHOLE = [1, 2, 5].flatMap(m => [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9].map(p => m * p))
+  .sort((a, b) => a - b)
 
 const $ = sel => document.querySelector(sel)
 
@@ -56,7 +59,7 @@ function fmtBytes (n) {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
   let i = 0
   while (n >= 1024 && i < units.length - 1) { n /= 1024; i++ }
-  return (i === 0 ? String(n) : n.toFixed(n < 10 ? 1 : 0)) + ' ' + units[i]
+  return (i === 0 ? String(Math.round(n)) : n.toFixed(n < 10 ? 1 : 0)) + ' ' + units[i]
 }
 
 function fmtMs (ms) {
@@ -66,6 +69,9 @@ function fmtMs (ms) {
   if (ms < 3600000) return `${(ms / 60000).toFixed(1)} min`
   return `${(ms / 3600000).toFixed(1)} h`
 }
+
+// A sync round takes microseconds when there is nothing to do.
+const fmtUs = us => known(us) && us < 1000 ? `${Math.round(us)} µs` : fmtMs(known(us) ? us / 1000 : -1)
 
 // An epoch-ms time as "3 s ago"; 0 or -1 mean it never happened.
 function ago (ms) {
@@ -140,7 +146,8 @@ async function refresh () {
     const errors = []
     answers.forEach((a, i) => {
       if (a.status === 'fulfilled') last[ENDPOINTS[i].slice(4)] = a.value
-      else errors.push(a.reason instanceof ApiError ? a.reason : new ApiError(ENDPOINTS[i], String(a.reason)))
+      else if (a.reason instanceof ApiError) errors.push(a.reason)
+      else errors.push(new ApiError(ENDPOINTS[i], String(a.reason)))
     })
     draw()
     if (errors.length === 0) {
@@ -253,7 +260,7 @@ function syncTable (rows) {
       class: failing(r) ? 'failing' : '', title: r.lastError || null, data: { kind: r.kind }
     },
     td(r.kind), num(fmtCount(r.runs)), num(fmtCount(r.failures)), td(ago(r.lastSuccessMs)),
-    num(fmtMs(known(r.lastDurationUs) ? r.lastDurationUs / 1000 : -1)),
+    num(fmtUs(r.lastDurationUs)),
     num(fmtCount(r.changedTotal))))))
 }
 
@@ -332,14 +339,17 @@ function chartOptions (mirrors) {
     },
     axes: [
       {},
-      { scale: 'records', label: 'records', size: 60, values: (u, ticks) => ticks.map(fmtCount) },
+      // Whole records: no ticks at 2.5.
+      { scale: 'records', label: 'records', size: 60, incrs: WHOLE,
+        values: (u, ticks) => ticks.map(fmtCount) },
       { scale: 'seconds', label: 'seconds', side: 1, size: 50, grid: { show: false } }
     ],
     // Per mirror, one color: the lag in records solid, in seconds dashed.
     series: [{}].concat(mirrors.flatMap((m, i) => {
       const stroke = COLORS[i % COLORS.length]
       return [
-        { label: `${m.mirror} lag (records)`, scale: 'records', stroke, width: 2, value: (u, v) => fmtCount(v ?? -1) },
+        { label: `${m.mirror} lag (records)`, scale: 'records', stroke, width: 2,
+          value: (u, v) => fmtCount(v ?? -1) },
         { label: `${m.mirror} lag (s)`, scale: 'seconds', stroke, width: 1.5, dash: [6, 4],
           value: (u, v) => v == null ? '–' : `${v.toFixed(1)} s` }
       ]
