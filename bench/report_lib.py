@@ -1,10 +1,11 @@
-"""Pieces shared by the benchmark reports (bench/broker/report.py, bench/mirror/report.py).
+"""Pieces shared by the benchmark reports (bench/broker/report.py, bench/mirror/report.py, ...).
 
 A run script appends one line of key=value pairs per measurement to a results file; every
 measured line carries `round=N`. The reports read that file and print, per figure, the median
 over the rounds and the spread (min..max, and (max - min) / median in percent), beside the
 machine's limits measured in the same run (bench/lib.sh). See bench/README.md, "Reading a noisy
-run".
+run". The on_off_* pieces are for a feature compared with itself turned off, two phases "off"
+and "on" in every round (bench/quotas/report.py, bench/observability/report.py).
 """
 
 import statistics
@@ -68,3 +69,82 @@ def goal(label, value, ok, width=48, each_round=()):
 def rounds_header(what):
     print(f"{what}; each figure is the median over the rounds with (min..max), and 'spread' is "
           f"(max - min) / median")
+
+
+# ---- one feature off and on, both phases in every round (alternating order) ----
+# A figure is {"off": {round: figures}, "on": {round: figures}}, figures a dict per case with at
+# least "mb" (MB/s); a case is (label, key into the dict of figures, the limits its MB/s is shown
+# against, e.g. ("loopback", "cache", "disk")).
+def within_rounds(fig, value):
+    """Per round that has both phases, in round order: value(on figures, off figures)."""
+    off, on = fig["off"], fig["on"]
+    return [value(on[k], off[k]) for k in sorted(off, key=int) if k in on]
+
+
+def on_off_ratios(fig, key="mb"):
+    """The on/off ratio of one figure, taken within each round."""
+    return within_rounds(fig, lambda on, off: on[key] / off[key])
+
+
+ON_OFF_LIMITS = ("loopback", "cache", "disk")
+
+
+def on_off_throughput(cases, figs, limit, names, note):
+    """MB/s off and on, their ratio within rounds, both over the limits; names: the two columns'
+    titles, note: the footnote's end (which limits apply to which case)."""
+    print(f"{'MB/s of record values':28s} {names[0]:>22s} {names[1]:>22s}"
+          f" {'on/off':>20s} {'spread':>7s}"
+          + "".join(f" {'/' + name:>13s}" for name in ON_OFF_LIMITS))
+    for label, key, applies in cases:
+        fig = figs[key]
+        mb = {ph: [f["mb"] for f in fig[ph].values()] for ph in ("off", "on")}
+        if not mb["off"] and not mb["on"]:
+            print(f"{label:28s} {'not measured':>22s}")
+            continue
+        ratio = on_off_ratios(fig)
+
+        def over(name):
+            if name not in limit or name not in applies:
+                return f"{'-':>13s}"
+            return " ".join(f"{median(mb[ph]) / limit[name]:5.2f}x" if mb[ph] else f"{'-':>6s}"
+                            for ph in ("off", "on"))
+
+        cols = [med_range(mb[ph]) if mb[ph] else "failed" for ph in ("off", "on")]
+        print(f"{label:28s} {cols[0]:>22s} {cols[1]:>22s}"
+              f" {med_range(ratio, '{:.3f}', 'x') if ratio else '-':>20s}"
+              f" {(f'{spread_pct(ratio):6.1f}%') if ratio else '-':>7s}"
+              + "".join(f" {over(name):>13s}" for name in ON_OFF_LIMITS))
+    print("  on/off: taken within each round, then the median; spread: of that ratio; "
+          + "".join(f"/{name}, " for name in ON_OFF_LIMITS[:-1]) + f"/{ON_OFF_LIMITS[-1]}: "
+          + note)
+
+
+def on_off_by_round(cases, figs):
+    """Each case's MB/s off / on = ratio, round by round in run order."""
+    print()
+    print("MB/s by round, in run order (odd rounds ran off first, even rounds on first), "
+          "off / on = ratio:")
+    for label, key, _ in cases:
+        fig = figs[key]
+        ks = sorted(set(fig["off"]) | set(fig["on"]), key=int)
+
+        def cell(k):
+            off, on = fig["off"].get(k), fig["on"].get(k)
+            ratio = f"{on['mb'] / off['mb']:.3f}" if off and on else "-"
+            return (f"{off['mb'] if off else float('nan'):7.1f} / "
+                    f"{on['mb'] if on else float('nan'):<7.1f} = {ratio}")
+
+        print(f"  {label:28s} " + "   ".join(cell(k) for k in ks))
+
+
+def on_off_goal(what, ratio, threshold, subject, width=48):
+    """The goal "on within threshold (a fraction) of off", judged on the median of the ratios
+    taken within rounds; flags a ratio whose spread is wider than the threshold."""
+    if not ratio:
+        print(f"  {what:{width}s} {'not measured':>26s}")
+        return
+    goal(what, med_range(ratio, "{:.3f}", "x"), abs(median(ratio) - 1) < threshold, width,
+         [abs(x - 1) < threshold for x in ratio])
+    if len(ratio) > 1 and spread_pct(ratio) > 100 * threshold:
+        print(f"    the ratio's spread ({spread_pct(ratio):.1f}%) is wider than the {threshold:.0%} "
+              f"the goal is about: this run's noise, not {subject}, decides it")

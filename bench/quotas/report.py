@@ -12,8 +12,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from report_lib import (by_round, cpu, goal, limits, limits_line, med_range, median,  # noqa: E402
-                        read_rows, rounds_header, spread_pct)
+from report_lib import (by_round, cpu, limits, limits_line, med_range, median,  # noqa: E402
+                        on_off_by_round, on_off_goal, on_off_ratios, on_off_throughput,
+                        read_rows, rounds_header, spread_pct, within_rounds)
 
 PHASES = [("off", "quotas off"), ("on", "quotas on")]
 CASES = [  # (label, mode, partitions)
@@ -45,40 +46,11 @@ def collect(rows):
     return figs
 
 
-def within_rounds(fig, value):
-    """Per round that has both phases: value(on figures, off figures)."""
-    off, on = fig["off"], fig["on"]
-    return [value(on[k], off[k]) for k in sorted(off, key=int) if k in on]
-
-
-def ratio_of(fig):
-    return within_rounds(fig, lambda on, off: on["mb"] / off["mb"])
-
-
-def throughput_table(figs, limit):
-    print(f"{'MB/s of record values':28s} {'quotas off':>22s} {'quotas on':>22s}"
-          f" {'on/off':>20s} {'spread':>7s} {'/loopback':>13s} {'/cache':>13s} {'/disk':>13s}")
-    for label, mode, p in CASES:
-        fig = figs[(mode, p)]
-        mb = {ph: [f["mb"] for f in fig[ph].values()] for ph, _ in PHASES}
-        if not mb["off"] and not mb["on"]:
-            print(f"{label:28s} {'not measured':>22s}")
-            continue
-        ratio = ratio_of(fig)
-
-        def over(name):
-            if name not in limit or (name != "loopback" and mode != "produce"):
-                return f"{'-':>13s}"
-            return " ".join(f"{median(mb[ph]) / limit[name]:5.2f}x" if mb[ph] else f"{'-':>6s}"
-                            for ph, _ in PHASES)
-
-        cols = [med_range(mb[ph]) if mb[ph] else "failed" for ph, _ in PHASES]
-        print(f"{label:28s} {cols[0]:>22s} {cols[1]:>22s}"
-              f" {med_range(ratio, '{:.3f}', 'x') if ratio else '-':>20s}"
-              f" {(f'{spread_pct(ratio):6.1f}%') if ratio else '-':>7s}"
-              f" {over('loopback'):>13s} {over('cache'):>13s} {over('disk'):>13s}")
-    print("  on/off: taken within each round, then the median; spread: of that ratio; /loopback, "
-          "/cache, /disk: off then on (the last two for produce only)")
+def on_off_cases():
+    """CASES for report_lib's on_off_* pieces: MB/s over all three limits for produce, over
+    loopback only for consume."""
+    return [(label, (mode, p), ("loopback", "cache", "disk") if mode == "produce" else ("loopback",))
+            for label, mode, p in CASES]
 
 
 def cpu_table(figs):
@@ -99,23 +71,6 @@ def cpu_table(figs):
         if extra:
             print(f"{'  on/off CPU per GB':40s} {'':15s} {med_range(extra, '{:.3f}', 'x'):>22s}")
     print("  user + system CPU of the load generator (client) and the broker over the case")
-
-
-def by_round_lines(figs):
-    print()
-    print("MB/s by round, in run order (odd rounds ran off first, even rounds on first), "
-          "off / on = ratio:")
-    for label, mode, p in CASES:
-        fig = figs[(mode, p)]
-        ks = sorted(set(fig["off"]) | set(fig["on"]), key=int)
-
-        def cell(k):
-            off, on = fig["off"].get(k), fig["on"].get(k)
-            ratio = f"{on['mb'] / off['mb']:.3f}" if off and on else "-"
-            return (f"{off['mb'] if off else float('nan'):7.1f} / "
-                    f"{on['mb'] if on else float('nan'):<7.1f} = {ratio}")
-
-        print(f"  {label:28s} " + "   ".join(cell(k) for k in ks))
 
 
 def probe_lines(rows):
@@ -142,16 +97,8 @@ def goals(figs, ncpu, unthrottled):
     print(f"goal ({ncpu} cores, client and broker sharing them; the on/off ratio taken within each "
           f"round, median over the rounds): quotas on but not reached within {GOAL:.0%} of off")
     for label, mode, p in CASES:
-        ratio = ratio_of(figs[(mode, p)])
-        what = f"{label}: <{GOAL:.0%} difference"
-        if not ratio:
-            print(f"  {what:48s} {'not measured':>26s}")
-            continue
-        goal(what, med_range(ratio, "{:.3f}", "x"), abs(median(ratio) - 1) < GOAL, 48,
-             [abs(x - 1) < GOAL for x in ratio])
-        if len(ratio) > 1 and spread_pct(ratio) > 100 * GOAL:
-            print(f"    the ratio's spread ({spread_pct(ratio):.1f}%) is wider than the {GOAL:.0%} "
-                  "the goal is about: this run's noise, not the quotas, decides it")
+        on_off_goal(f"{label}: <{GOAL:.0%} difference", on_off_ratios(figs[(mode, p)]), GOAL,
+                    "the quotas")
     print(f"  {'no throttling under the on-phase quotas (probe)':48s} {'':>26s}  "
           f"{'met' if unthrottled else 'NOT met'}")
 
@@ -167,10 +114,11 @@ def main():
           "client id); quotas off: no quota configured, so the broker measures nothing")
     rounds_header(f"{rounds} round(s), every case with quotas off and on in each, back to back")
     figs = collect(rows)
-    throughput_table(figs, limit)
+    on_off_throughput(on_off_cases(), figs, limit, [name for _, name in PHASES],
+                      "off then on (the last two for produce only)")
     cpu_table(figs)
     if rounds > 1:
-        by_round_lines(figs)
+        on_off_by_round(on_off_cases(), figs)
     unthrottled = probe_lines(rows)
     goals(figs, ncpu, unthrottled)
 

@@ -6,6 +6,7 @@
 
 #include <cstdarg>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,8 @@ namespace mirra::http {
 namespace {
 
 constexpr std::string_view kMirraLogComponent = "http";
+// GnuTLS' priority string: its defaults, less every protocol version but TLS 1.3 and 1.2.
+constexpr const char* kTlsPriorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 
 // libmicrohttpd's own complaints (a connection refused over the limit, a header too large),
 // at debug level: they describe clients, not the broker.
@@ -155,16 +158,35 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(ServerOptions options,
     return Status(ErrorCode::INVALID_CONFIG,
                   fmt::format("HTTP listener host '{}' is not a numeric IP address", host));
   }
+  if (options.tls_certificate_pem.empty() != options.tls_key_pem.empty()) {
+    return Status(ErrorCode::INVALID_CONFIG, "HTTPS needs both a certificate and a key");
+  }
+  if (!options.tls_key_pem.empty()) flags |= MHD_USE_TLS;
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(options), std::move(routes)));
   const ServerOptions& o = server->options_;
-  server->daemon_ = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &on_request, server.get(), MHD_OPTION_SOCK_ADDR, &addr,
-      MHD_OPTION_CONNECTION_LIMIT, o.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-      o.connection_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, o.connection_memory_limit,
-      MHD_OPTION_EXTERNAL_LOGGER, &log_from_library, nullptr, MHD_OPTION_END);
+  std::vector<MHD_OptionItem> items = {
+      {MHD_OPTION_SOCK_ADDR, 0, &addr},
+      {MHD_OPTION_CONNECTION_LIMIT, static_cast<intptr_t>(o.max_connections), nullptr},
+      {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(o.connection_timeout_s), nullptr},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<intptr_t>(o.connection_memory_limit),
+       nullptr},
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&log_from_library), nullptr}};
+  if (flags & MHD_USE_TLS) {
+    // The library copies neither: they live in options_ as long as the daemon.
+    items.push_back(
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(o.tls_certificate_pem.c_str())});
+    items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(o.tls_key_pem.c_str())});
+    // TLS 1.2 and 1.3 only, as Kafka's listeners (ssl.enabled.protocols).
+    items.push_back({MHD_OPTION_HTTPS_PRIORITIES, 0, const_cast<char*>(kTlsPriorities)});
+  }
+  items.push_back({MHD_OPTION_END, 0, nullptr});
+  server->daemon_ = MHD_start_daemon(flags, 0, nullptr, nullptr, &on_request, server.get(),
+                                     MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
   if (server->daemon_ == nullptr) {
-    return Status(ErrorCode::INVALID_CONFIG,
-                  fmt::format("cannot listen for HTTP on {}:{} (address in use?)", host, o.port));
+    return Status(
+        ErrorCode::INVALID_CONFIG,
+        fmt::format("cannot listen for HTTP on {}:{} (address in use{}?)", host, o.port,
+                    (flags & MHD_USE_TLS) ? ", or a certificate or key TLS refuses" : ""));
   }
   const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
   server->port_ = info != nullptr ? info->port : o.port;

@@ -59,6 +59,10 @@ struct ServerOptions {
   // a WWW-Authenticate challenge for `realm` otherwise).
   Authenticator authenticate;
   std::string realm = "mirra";
+  // Both set: HTTPS (the library's TLS, GnuTLS) with this certificate chain and unencrypted
+  // private key, in PEM; both empty: plain HTTP.
+  std::string tls_certificate_pem;
+  std::string tls_key_pem;
 };
 
 class HttpServer {

@@ -165,8 +165,8 @@ asio::awaitable<Status> Broker::start(bool listen) {
   server_ = std::make_unique<Server>(io_, config_, state_);
   if (Status s = server_->start(); !s.ok()) co_return s;
   if (config_.http_listener) {
-    auto http = HttpEndpoints::start(*config_.http_listener, basic_http_auth(static_settings_), io_,
-                                     state_, metrics_, server_.get());
+    auto http = HttpEndpoints::start(*config_.http_listener, static_settings_, io_, state_,
+                                     metrics_, server_.get());
     if (!http.ok()) co_return http.status();
     http_ = std::move(http.value());
   }

@@ -204,8 +204,8 @@ const std::map<std::string, Apply>& broker_keys() {
        [](ServerConfig& c, const std::string& k, const std::string& v) {
          auto r = parse_listeners(k, v);
          if (!r.ok()) return r.status();
-         if (r->size() != 1 || r->front().name != "HTTP") {
-           return invalid(k, v, "expected one listener http://host:port");
+         if (r->size() != 1 || (r->front().name != "HTTP" && r->front().name != "HTTPS")) {
+           return invalid(k, v, "expected one listener http://host:port or https://host:port");
          }
          c.http_listener = r->front();
          return Status::OK();
@@ -277,6 +277,7 @@ const std::set<std::string>& accepted_unused_keys() {
 // Security keys read when the listeners start (server/listener_security.cc), where their values
 // are checked; listener.name.<listener>.<key> overrides any of them for one listener. Kafka has
 // ssl.* keys that only mean something to Java (ssl.keymanager.algorithm, ...): accepted too.
+// http.ssl.<key> are the HTTPS listener's (server/http_endpoints.cc reads them at start).
 bool is_security_key(const std::string& key) {
   static const std::set<std::string> keys = {"listener.security.protocol.map",
                                              "inter.broker.listener.name",
@@ -288,7 +289,7 @@ bool is_security_key(const std::string& key) {
                                              "super.users",
                                              "allow.everyone.if.no.acl.found"};
   return keys.count(key) != 0 || key.starts_with("listener.name.") || key.starts_with("ssl.") ||
-         key.starts_with("sasl.");
+         key.starts_with("http.ssl.") || key.starts_with("sasl.");
 }
 
 Status apply_listener_protocols(const std::map<std::string, std::pair<std::string, Source>>& set,

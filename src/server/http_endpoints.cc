@@ -9,6 +9,7 @@
 #include "security/acl.h"
 #include "security/sasl.h"
 #include "security/scram.h"
+#include "security/tls_pem.h"
 #include "server/broker_metrics.h"
 #include "server/http_json.h"
 #include "server/request_context.h"
@@ -136,6 +137,26 @@ http::Handler authorized_only(asio::io_context& io, std::shared_ptr<bool> alive,
   };
 }
 
+// https:// in http.listeners: the certificate and key from the http.ssl.* keys, read as a Kafka
+// listener reads its ssl.* keys.
+Status add_tls(const std::map<std::string, std::string>& static_settings,
+               http::ServerOptions& options) {
+  auto settings = security::read_tls_settings([&](std::string_view key) {
+    auto it = static_settings.find("http." + std::string(key));
+    return it == static_settings.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+  if (!settings.ok()) return settings.status();
+  auto pem = security::keystore_as_pem(*settings);
+  if (!pem.ok()) {
+    return Status(ErrorCode::INVALID_CONFIG,
+                  "http.listeners https:// needs the http.ssl.* keystore: " +
+                      pem.status().message());
+  }
+  options.tls_certificate_pem = std::move(pem->certificate_chain);
+  options.tls_key_pem = std::move(pem->private_key);
+  return Status::OK();
+}
+
 }  // namespace
 
 bool basic_http_auth(const std::map<std::string, std::string>& static_settings) {
@@ -143,11 +164,10 @@ bool basic_http_auth(const std::map<std::string, std::string>& static_settings) 
   return it != static_settings.end() && to_lower(trim(it->second)) == "basic";
 }
 
-Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& listener,
-                                                            bool basic_auth, asio::io_context& io,
-                                                            BrokerState& broker,
-                                                            BrokerMetrics& metrics,
-                                                            const Server* server) {
+Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(
+    const Listener& listener, const std::map<std::string, std::string>& static_settings,
+    asio::io_context& io, BrokerState& broker, BrokerMetrics& metrics, const Server* server) {
+  const bool basic_auth = basic_http_auth(static_settings);
   std::unique_ptr<HttpEndpoints> endpoints(new HttpEndpoints(io));
   std::shared_ptr<bool> alive = endpoints->alive_;
   std::map<std::string, http::Handler> routes =
@@ -163,6 +183,10 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& list
   http::ServerOptions options;
   options.host = listener.host;
   options.port = listener.port;
+  const bool tls = listener.name == "HTTPS";
+  if (tls) {
+    if (Status st = add_tls(static_settings, options); !st.ok()) return st;
+  }
   if (basic_auth) {
     for (auto& [path, handler] : routes) handler = authorized_only(io, alive, broker, handler);
     options.authenticate = [&io, alive, &broker](const std::string& user,
@@ -174,7 +198,7 @@ Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(const Listener& list
   if (!http.ok()) return http.status();
   endpoints->http_ = std::move(http.value());
   // Scripts and tests read the port from this line.
-  MIRRA_LOG_INFO("listening for HTTP on http://{}:{}",
+  MIRRA_LOG_INFO("listening for HTTP on {}://{}:{}", tls ? "https" : "http",
                  listener.host.empty() ? "0.0.0.0" : listener.host, endpoints->http_->port());
   endpoints->sample_lag(broker);
   return endpoints;

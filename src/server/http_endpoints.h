@@ -1,4 +1,5 @@
-// HttpEndpoints: the broker's HTTP listener (http.listeners, http.authentication) and what it
+// HttpEndpoints: the broker's HTTP listener (http.listeners, http.authentication, http.ssl.*)
+// and what it
 // serves (docs/observability.md):
 //   /metrics            Prometheus text (server/broker_metrics.h)
 //   /v1/mirrors, /v1/topics, /v1/groups, /v1/history   JSON for tools (server/http_json.h)
@@ -39,12 +40,14 @@ class HttpEndpoints {
  public:
   static constexpr std::chrono::seconds kCollectTimeout{5};
 
-  // `broker`, `metrics` and `server` (may be null) must outlive the endpoints. `basic_auth`
-  // (http.authentication=basic): every request needs the name and password of one of the
-  // cluster's SCRAM users, and with an authorizer DESCRIBE on the cluster (403 otherwise).
-  static Result<std::unique_ptr<HttpEndpoints>> start(const Listener& listener, bool basic_auth,
-                                                      asio::io_context& io, BrokerState& broker,
-                                                      BrokerMetrics& metrics, const Server* server);
+  // `broker`, `metrics` and `server` (may be null) must outlive the endpoints. From the
+  // static settings: http.authentication=basic (every request needs the name and password of
+  // one of the cluster's SCRAM users, and with an authorizer DESCRIBE on the cluster, 403
+  // otherwise), and for an https:// listener its http.ssl.* keystore (INVALID_CONFIG naming
+  // the key when it is missing or unreadable).
+  static Result<std::unique_ptr<HttpEndpoints>> start(
+      const Listener& listener, const std::map<std::string, std::string>& static_settings,
+      asio::io_context& io, BrokerState& broker, BrokerMetrics& metrics, const Server* server);
   ~HttpEndpoints();
 
   uint16_t port() const { return http_->port(); }

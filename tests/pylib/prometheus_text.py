@@ -4,12 +4,12 @@ parser is strict: a line it cannot read fails the test, as Prometheus would refu
 import re
 
 # The broker's start-up line for http.listeners (server/http_endpoints.cc).
-HTTP_LISTENING = r"listening for HTTP on http://127\.0\.0\.1:(\d+)"
+HTTP_LISTENING = r"listening for HTTP on {}://127\.0\.0\.1:(\d+)"
 
 
-def http_port(broker):
+def http_port(broker, scheme="http"):
     """The HTTP port of the broker's current run (a restart binds a new one)."""
-    return int(broker.wait_for(HTTP_LISTENING, start=broker.run_mark).group(1))
+    return int(broker.wait_for(HTTP_LISTENING.format(scheme), start=broker.run_mark).group(1))
 
 
 SAMPLE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: -?\d+)?")
