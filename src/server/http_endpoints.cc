@@ -42,15 +42,16 @@ std::optional<T> on_core_thread(asio::io_context& io, std::shared_ptr<bool> aliv
 
 http::Response busy() { return http::text_response(503, "the broker did not answer in time\n"); }
 
-// A JSON route: `collect` copies on the core thread, `render` writes the copy on the HTTP thread.
+// A route whose answer is written from a copy: `collect` copies on the core thread, `render`
+// writes the copy on the HTTP thread.
 template <typename T, typename Collect, typename Render>
-http::Handler json_route(asio::io_context& io, std::shared_ptr<bool> alive, Collect collect,
-                         Render render) {
-  return [&io, alive, collect, render](const http::Request&) {
+http::Handler copied_route(asio::io_context& io, std::shared_ptr<bool> alive,
+                           const char* content_type, Collect collect, Render render) {
+  return [&io, alive, content_type, collect, render](const http::Request&) {
     std::optional<T> copy = on_core_thread<T>(io, alive, collect);
     if (!copy) return busy();
     http::Response out;
-    out.content_type = kJsonContentType;
+    out.content_type = content_type;
     out.body = render(*copy);
     return out;
   };
@@ -63,30 +64,25 @@ std::map<std::string, http::Handler> api_routes(asio::io_context& io,
                                                 const Server* server,
                                                 const MirrorLagHistory& history) {
   std::map<std::string, http::Handler> routes;
-  routes["/metrics"] = [&io, &broker, &metrics, server, alive](const http::Request&) {
-    auto snapshot = on_core_thread<MetricsSnapshot>(io, alive, [&broker, &metrics, server] {
-      return collect_metrics(broker, metrics, server);
-    });
-    if (!snapshot) return busy();
-    http::Response out;
-    out.content_type = kPrometheusContentType;
-    out.body = render_metrics(*snapshot);
-    return out;
-  };
-  routes["/v1/mirrors"] = json_route<std::vector<client::MirrorDescription>>(
-      io, alive, [&broker] { return collect_mirror_descriptions(broker); }, mirrors_json);
-  routes["/v1/topics"] = json_route<std::vector<TopicView>>(
-      io, alive, [&broker] { return collect_topics(broker); }, topics_json);
-  routes["/v1/groups"] = json_route<MetricsSnapshot>(
-      io, alive,
+  routes["/metrics"] = copied_route<MetricsSnapshot>(
+      io, alive, kPrometheusContentType,
+      [&broker, &metrics, server] { return collect_metrics(broker, metrics, server); },
+      render_metrics);
+  routes["/v1/mirrors"] = copied_route<std::vector<client::MirrorDescription>>(
+      io, alive, kJsonContentType, [&broker] { return collect_mirror_descriptions(broker); },
+      mirrors_json);
+  routes["/v1/topics"] = copied_route<std::vector<TopicView>>(
+      io, alive, kJsonContentType, [&broker] { return collect_topics(broker); }, topics_json);
+  routes["/v1/groups"] = copied_route<MetricsSnapshot>(
+      io, alive, kJsonContentType,
       [&broker] {
         MetricsSnapshot s;
         collect_groups(broker, s);
         return s;
       },
       groups_json);
-  routes["/v1/history"] = json_route<MirrorLagHistory>(
-      io, alive, [&history] { return history; },
+  routes["/v1/history"] = copied_route<MirrorLagHistory>(
+      io, alive, kJsonContentType, [&history] { return history; },
       [](const MirrorLagHistory& h) { return h.json(); });
   return routes;
 }
