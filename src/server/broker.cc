@@ -133,6 +133,13 @@ asio::awaitable<Status> Broker::start(bool listen) {
       });
   groups_->start();
   state_.groups = groups_.get();
+  share_ = std::make_unique<share::ShareState>(
+      share::ShareLimits{
+          setting_or(static_settings_, "group.share.record.lock.duration.ms", 30000),
+          static_cast<int16_t>(setting_or(static_settings_, "group.share.delivery.count.limit", 5)),
+          setting_or(static_settings_, "group.share.partition.max.record.locks", 2000)},
+      static_cast<size_t>(setting_or(static_settings_, "group.share.max.share.sessions", 2000)));
+  state_.share = share_.get();
   // The mirrors' groups sync commits the source's offsets here (docs/mirroring-design.md §8).
   mirror_manager_->on_groups(mirror_group_hooks(*groups_));
 

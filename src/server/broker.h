@@ -31,6 +31,7 @@
 #include "server/http_endpoints.h"
 #include "server/request_context.h"
 #include "server/server.h"
+#include "share/share_state.h"
 #include "txn/producer_id_manager.h"
 #include "txn/txn_coordinator.h"
 
@@ -64,6 +65,7 @@ class Broker {
   std::unique_ptr<FetchSessionCache> fetch_sessions_;
   std::unique_ptr<groups::OffsetsTopic> offsets_topic_;
   std::unique_ptr<groups::GroupCoordinator> groups_;
+  std::unique_ptr<share::ShareState> share_;
   std::unique_ptr<txn::ProducerIdManager> producer_ids_;
   std::unique_ptr<cluster::InternalTopic> txn_topic_;
   std::unique_ptr<txn::TxnCoordinator> txn_;

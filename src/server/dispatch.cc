@@ -55,6 +55,9 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeTransactionsRequest::kApiKey] = &handle_describe_transactions;
   table[protocol::ListTransactionsRequest::kApiKey] = &handle_list_transactions;
   table[protocol::DescribeProducersRequest::kApiKey] = &handle_describe_producers;
+  // Share groups' data path (src/share).
+  table[protocol::ShareFetchRequest::kApiKey] = &handle_share_fetch;
+  table[protocol::ShareAcknowledgeRequest::kApiKey] = &handle_share_acknowledge;
   // Mirroring (src/mirror).
   table[protocol::CreateMirrorRequest::kApiKey] = &handle_create_mirror;
   table[protocol::DeleteMirrorRequest::kApiKey] = &handle_delete_mirror;

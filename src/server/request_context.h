@@ -45,6 +45,10 @@ namespace mirra::security {
 class Authorizer;
 }  // namespace mirra::security
 
+namespace mirra::share {
+class ShareState;
+}  // namespace mirra::share
+
 namespace mirra::server {
 
 class FetchSessionCache;
@@ -92,6 +96,8 @@ struct BrokerState {
   std::string cluster_id;
   FetchSessionCache* fetch_sessions = nullptr;
   groups::GroupCoordinator* groups = nullptr;
+  // Share groups' partitions and sessions (share/share_state.h): ShareFetch, ShareAcknowledge.
+  share::ShareState* share = nullptr;
   txn::TxnCoordinator* txn = nullptr;
   mirror::MirrorAdmin* mirrors = nullptr;
   mirror::MirrorManager* mirror_manager = nullptr;

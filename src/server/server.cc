@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "base/log_limit.h"
+#include "share/share_state.h"
 
 namespace mirra::server {
 namespace {
@@ -151,6 +152,8 @@ std::map<std::string, uint64_t> Server::connections_by_listener() const {
 
 void Server::on_closed(uint64_t id) {
   connections_.erase(id);
+  // A share session dies with its connection; what its member held goes back.
+  if (broker_.share != nullptr) broker_.share->connection_closed(id);
   if (stopping_ && connections_.empty()) {
     stop_timer_.cancel();
     closed_wake_.cancel();

@@ -43,9 +43,9 @@ int16_t SharePartition::delivery_count(int64_t offset) const {
   return it == records_.end() ? 0 : it->second.delivery_count;
 }
 
-std::vector<AcquiredRange> SharePartition::acquire(const std::string& member, int64_t readable_end,
-                                                   int64_t max_records, int64_t now_ms,
-                                                   const ShareLimits& limits) {
+std::vector<AcquiredRange> SharePartition::acquire(const std::string& member, int64_t from,
+                                                   int64_t readable_end, int64_t max_records,
+                                                   int64_t now_ms, const ShareLimits& limits) {
   MIRRA_ASSERT(!member.empty(), "records are acquired by a member");
   std::vector<AcquiredRange> out;
   int64_t taken = 0;
@@ -57,17 +57,32 @@ std::vector<AcquiredRange> SharePartition::acquire(const std::string& member, in
     add_to(out, offset, r.delivery_count);
     ++taken;
   };
-  for (auto& [offset, r] : records_) {
-    if (taken >= max_records || offset >= readable_end) break;
-    if (r.state == RecordState::available) take(offset, r);
+  for (auto it = records_.lower_bound(from); it != records_.end(); ++it) {
+    if (taken >= max_records || it->first >= readable_end) break;
+    if (it->second.state == RecordState::available) take(it->first, it->second);
   }
-  while (taken < max_records && end_ < readable_end &&
+  while (taken < max_records && end_ >= from && end_ < readable_end &&
          static_cast<int64_t>(records_.size()) < limits.max_in_flight) {
     take(end_, records_[end_]);
     ++end_;
   }
   check_invariants();
   return out;
+}
+
+int64_t SharePartition::first_acquirable(const ShareLimits& limits) const {
+  for (const auto& [offset, r] : records_) {
+    if (r.state == RecordState::available) return offset;
+  }
+  return static_cast<int64_t>(records_.size()) < limits.max_in_flight ? end_ : -1;
+}
+
+int64_t SharePartition::next_deadline() const {
+  int64_t next = INT64_MAX;
+  for (const auto& [offset, r] : records_) {
+    if (r.state == RecordState::acquired) next = std::min(next, r.deadline_ms);
+  }
+  return next;
 }
 
 ErrorCode SharePartition::acknowledge(const std::string& member, int64_t first, int64_t last,

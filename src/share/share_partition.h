@@ -58,13 +58,20 @@ class SharePartition {
   RecordState state(int64_t offset) const;
   int16_t delivery_count(int64_t offset) const;
 
-  // Hands `member` up to `max_records` offsets below `readable_end` (the log's end as the
-  // group may read it: the high watermark, or the LSO under read_committed): released and
-  // expired ones first, lowest offset first, then new ones from the end while fewer than
-  // max_in_flight are in flight. Each one's lock runs until now_ms + lock_duration_ms.
-  std::vector<AcquiredRange> acquire(const std::string& member, int64_t readable_end,
+  // Hands `member` up to `max_records` offsets in [from, readable_end): `readable_end` is the
+  // log's end as the group may read it (the high watermark, or the LSO under read_committed)
+  // or less, `from` where the caller's read of the log begins, so that every offset handed out
+  // is in the records it sends. Released and expired ones first, lowest offset first, then
+  // new ones from the end (when the end is at or above `from`) while fewer than max_in_flight
+  // are in flight. Each one's lock runs until now_ms + lock_duration_ms.
+  std::vector<AcquiredRange> acquire(const std::string& member, int64_t from, int64_t readable_end,
                                      int64_t max_records, int64_t now_ms,
                                      const ShareLimits& limits);
+  // Where a read for acquire() should begin: the lowest Available offset, else the end; -1
+  // when nothing could be acquired (no Available offset and the window is full).
+  int64_t first_acquirable(const ShareLimits& limits) const;
+  // The earliest lock deadline of an Acquired offset; INT64_MAX when none is held.
+  int64_t next_deadline() const;
 
   // One acknowledgement batch [first, last] with one type for all, or one per offset.
   // INVALID_RECORD_STATE and nothing changed when an offset is not Acquired by `member`

@@ -23,8 +23,8 @@ const std::vector<AckType> kReject{AckType::reject};
 
 TEST(SharePartition, AcquiresNewRecordsUpToTheReadableEnd) {
   SharePartition p(5);
-  EXPECT_EQ(p.acquire("a", 9, 100, kNow, kLimits), (Ranges{{5, 8, 1}}));
-  EXPECT_EQ(p.acquire("b", 9, 100, kNow, kLimits), Ranges{});  // nothing left to hand out
+  EXPECT_EQ(p.acquire("a", 0, 9, 100, kNow, kLimits), (Ranges{{5, 8, 1}}));
+  EXPECT_EQ(p.acquire("b", 0, 9, 100, kNow, kLimits), Ranges{});  // nothing left to hand out
   EXPECT_EQ(p.start_offset(), 5);
   EXPECT_EQ(p.end_offset(), 9);
   EXPECT_EQ(p.state(6), RecordState::acquired);
@@ -33,17 +33,17 @@ TEST(SharePartition, AcquiresNewRecordsUpToTheReadableEnd) {
 
 TEST(SharePartition, MaxRecordsAndTheInFlightLimitBoundAcquisition) {
   SharePartition p(0);
-  EXPECT_EQ(p.acquire("a", 100, 4, kNow, kLimits), (Ranges{{0, 3, 1}}));
-  EXPECT_EQ(p.acquire("b", 100, 100, kNow, kLimits), (Ranges{{4, 9, 1}}));  // 10 in flight
-  EXPECT_EQ(p.acquire("c", 100, 100, kNow, kLimits), Ranges{});
+  EXPECT_EQ(p.acquire("a", 0, 100, 4, kNow, kLimits), (Ranges{{0, 3, 1}}));
+  EXPECT_EQ(p.acquire("b", 0, 100, 100, kNow, kLimits), (Ranges{{4, 9, 1}}));  // 10 in flight
+  EXPECT_EQ(p.acquire("c", 0, 100, 100, kNow, kLimits), Ranges{});
   ASSERT_EQ(p.acknowledge("a", 0, 3, kAccept, kNow, kLimits), ErrorCode::NONE);
   EXPECT_EQ(p.start_offset(), 4);
-  EXPECT_EQ(p.acquire("c", 100, 100, kNow, kLimits), (Ranges{{10, 13, 1}}));
+  EXPECT_EQ(p.acquire("c", 0, 100, 100, kNow, kLimits), (Ranges{{10, 13, 1}}));
 }
 
 TEST(SharePartition, AcceptAndRejectFinishRecordsAndMoveTheStart) {
   SharePartition p(0);
-  p.acquire("a", 4, 100, kNow, kLimits);
+  p.acquire("a", 0, 4, 100, kNow, kLimits);
   ASSERT_EQ(p.acknowledge("a", 1, 1, kReject, kNow, kLimits), ErrorCode::NONE);
   EXPECT_EQ(p.start_offset(), 0);  // 0 is still out
   EXPECT_EQ(p.state(1), RecordState::archived);
@@ -54,15 +54,32 @@ TEST(SharePartition, AcceptAndRejectFinishRecordsAndMoveTheStart) {
 
 TEST(SharePartition, ReleasedRecordsAreDeliveredAgainFirst) {
   SharePartition p(0);
-  p.acquire("a", 4, 100, kNow, kLimits);
+  p.acquire("a", 0, 4, 100, kNow, kLimits);
   ASSERT_EQ(p.acknowledge("a", 1, 2, kRelease, kNow, kLimits), ErrorCode::NONE);
   EXPECT_EQ(p.state(1), RecordState::available);
-  EXPECT_EQ(p.acquire("b", 6, 100, kNow, kLimits), (Ranges{{1, 2, 2}, {4, 5, 1}}));
+  EXPECT_EQ(p.acquire("b", 0, 6, 100, kNow, kLimits), (Ranges{{1, 2, 2}, {4, 5, 1}}));
+}
+
+TEST(SharePartition, AcquisitionStartsWhereTheCallersReadStarts) {
+  const ShareLimits limits{.lock_duration_ms = 100, .delivery_count_limit = 5, .max_in_flight = 6};
+  SharePartition p(0);
+  EXPECT_EQ(p.first_acquirable(limits), 0);
+  EXPECT_EQ(p.next_deadline(), INT64_MAX);
+  p.acquire("a", 0, 4, 100, kNow, limits);
+  EXPECT_EQ(p.next_deadline(), kNow + 100);
+  ASSERT_EQ(p.acknowledge("a", 1, 1, {AckType::release}, kNow, limits), ErrorCode::NONE);
+  EXPECT_EQ(p.first_acquirable(limits), 1);
+  // A read that begins at 2 holds neither offset 1 nor anything past the end at 4 unless the
+  // end is reached by it: offset 1 stays for a later fetch.
+  EXPECT_EQ(p.acquire("b", 2, 10, 100, kNow, limits), (Ranges{{4, 5, 1}}));
+  EXPECT_EQ(p.acquire("b", 7, 10, 100, kNow, limits), Ranges{});  // 6 would be skipped
+  EXPECT_EQ(p.acquire("b", 1, 10, 100, kNow, limits), (Ranges{{1, 1, 2}}));
+  EXPECT_EQ(p.first_acquirable(limits), -1);  // six in flight, none Available
 }
 
 TEST(SharePartition, PerOffsetTypesInOneBatch) {
   SharePartition p(0);
-  p.acquire("a", 4, 100, kNow, kLimits);
+  p.acquire("a", 0, 4, 100, kNow, kLimits);
   ASSERT_EQ(p.acknowledge("a", 0, 3,
                           {AckType::accept, AckType::gap, AckType::release, AckType::reject}, kNow,
                           kLimits),
@@ -74,8 +91,8 @@ TEST(SharePartition, PerOffsetTypesInOneBatch) {
 
 TEST(SharePartition, OnlyTheHolderMayAcknowledgeAndNothingChangesOnARefusal) {
   SharePartition p(0);
-  p.acquire("a", 2, 1, kNow, kLimits);
-  p.acquire("b", 2, 1, kNow, kLimits);
+  p.acquire("a", 0, 2, 1, kNow, kLimits);
+  p.acquire("b", 0, 2, 1, kNow, kLimits);
   // Offset 1 is b's: the whole batch is refused, offset 0 stays acquired by a.
   EXPECT_EQ(p.acknowledge("a", 0, 1, kAccept, kNow, kLimits), ErrorCode::INVALID_RECORD_STATE);
   EXPECT_EQ(p.state(0), RecordState::acquired);
@@ -87,7 +104,7 @@ TEST(SharePartition, OnlyTheHolderMayAcknowledgeAndNothingChangesOnARefusal) {
 
 TEST(SharePartition, MalformedBatchesAreInvalidRequests) {
   SharePartition p(0);
-  p.acquire("a", 4, 100, kNow, kLimits);
+  p.acquire("a", 0, 4, 100, kNow, kLimits);
   EXPECT_EQ(p.acknowledge("a", 2, 1, kAccept, kNow, kLimits), ErrorCode::INVALID_REQUEST);
   EXPECT_EQ(p.acknowledge("a", 0, 1, {}, kNow, kLimits), ErrorCode::INVALID_REQUEST);
   EXPECT_EQ(p.acknowledge("a", 0, 2, {AckType::accept, AckType::accept}, kNow, kLimits),
@@ -103,7 +120,7 @@ TEST(SharePartition, MalformedBatchesAreInvalidRequests) {
 
 TEST(SharePartition, ExpiredLocksReturnRecordsAndRenewKeepsThem) {
   SharePartition p(0);
-  p.acquire("a", 2, 100, kNow, kLimits);
+  p.acquire("a", 0, 2, 100, kNow, kLimits);
   ASSERT_EQ(p.acknowledge("a", 1, 1, {AckType::renew}, kNow + 20'000, kLimits), ErrorCode::NONE);
   p.expire_locks(kNow + 30'000, kLimits);
   EXPECT_EQ(p.state(0), RecordState::available);  // its lock ran out
@@ -119,27 +136,27 @@ TEST(SharePartition, ExpiredLocksReturnRecordsAndRenewKeepsThem) {
 TEST(SharePartition, TheDeliveryCountLimitArchives) {
   SharePartition p(0);
   for (int16_t delivery = 1; delivery <= kLimits.delivery_count_limit; ++delivery) {
-    EXPECT_EQ(p.acquire("a", 1, 1, kNow, kLimits), (Ranges{{0, 0, delivery}}));
+    EXPECT_EQ(p.acquire("a", 0, 1, 1, kNow, kLimits), (Ranges{{0, 0, delivery}}));
     ASSERT_EQ(p.acknowledge("a", 0, 0, kRelease, kNow, kLimits), ErrorCode::NONE);
   }
   EXPECT_EQ(p.state(0), RecordState::archived);
   EXPECT_EQ(p.start_offset(), 1);
-  EXPECT_EQ(p.acquire("a", 1, 1, kNow, kLimits), Ranges{});
+  EXPECT_EQ(p.acquire("a", 0, 1, 1, kNow, kLimits), Ranges{});
 }
 
 TEST(SharePartition, ALeavingMemberGivesBackWhatItHolds) {
   SharePartition p(0);
-  p.acquire("a", 2, 2, kNow, kLimits);
-  p.acquire("b", 4, 2, kNow, kLimits);
+  p.acquire("a", 0, 2, 2, kNow, kLimits);
+  p.acquire("b", 0, 4, 2, kNow, kLimits);
   p.release_member("a", kLimits);
   EXPECT_EQ(p.state(0), RecordState::available);
   EXPECT_EQ(p.state(2), RecordState::acquired);
-  EXPECT_EQ(p.acquire("b", 4, 10, kNow, kLimits), (Ranges{{0, 1, 2}}));
+  EXPECT_EQ(p.acquire("b", 0, 4, 10, kNow, kLimits), (Ranges{{0, 1, 2}}));
 }
 
 TEST(SharePartition, LogStartAndResetMoveTheWindow) {
   SharePartition p(0);
-  p.acquire("a", 6, 100, kNow, kLimits);
+  p.acquire("a", 0, 6, 100, kNow, kLimits);
   p.advance_log_start(4);
   EXPECT_EQ(p.start_offset(), 4);
   EXPECT_EQ(p.in_flight(), 2u);
@@ -149,7 +166,7 @@ TEST(SharePartition, LogStartAndResetMoveTheWindow) {
   EXPECT_EQ(p.end_offset(), 20);
   p.reset(7);
   EXPECT_EQ(p.start_offset(), 7);
-  EXPECT_EQ(p.acquire("a", 9, 100, kNow, kLimits), (Ranges{{7, 8, 1}}));
+  EXPECT_EQ(p.acquire("a", 0, 9, 100, kNow, kLimits), (Ranges{{7, 8, 1}}));
 }
 
 }  // namespace
@@ -200,18 +217,19 @@ TEST(SharePartitionModel, RandomOperationsAgreeWithAPerOffsetModel) {
       const std::string& who = members[static_cast<size_t>(pick(3))];
       switch (pick(4)) {
         case 0: {  // acquire
-          const int64_t readable = pick(30), max = 1 + pick(5);
-          p.acquire(who, readable, max, now, limits);
+          const int64_t from = pick(3) == 0 ? pick(30) : 0, readable = pick(30), max = 1 + pick(5);
+          p.acquire(who, from, readable, max, now, limits);
           int64_t taken = 0;
           for (auto& [o, x] : m.r) {
-            if (taken < max && o < readable && o >= m.start() &&
+            if (taken < max && o >= from && o < readable && o >= m.start() &&
                 x.state == RecordState::available) {
               x = Model::R{RecordState::acquired, static_cast<int16_t>(x.count + 1), who,
                            now + limits.lock_duration_ms};
               ++taken;
             }
           }
-          while (taken < max && m.end < readable && m.end - m.start() < limits.max_in_flight) {
+          while (taken < max && m.end >= from && m.end < readable &&
+                 m.end - m.start() < limits.max_in_flight) {
             m.r[m.end] = Model::R{RecordState::acquired, 1, who, now + limits.lock_duration_ms};
             ++m.end;
             ++taken;
