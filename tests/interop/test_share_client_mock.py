@@ -39,8 +39,11 @@ def received(run, mock, numbers, delivery_count=1):
         assert r["delivery_count"] == delivery_count, r
 
 
-def only_new_records_follow(mock, group, n=3):
-    """Produces n records; a new member of `group` receives those, and nothing else."""
+def only_new_records_follow(mock, group):
+    """Produces 2 records per partition; a new member of `group` receives those, and nothing else
+    (it must read every partition to get them, and a fetch returns a partition's records from its
+    start offset up, so a record still available there would come along)."""
+    n = 2 * mock.partitions
     new = mock.produce(n)
     run = consume(mock.bootstrap, group, mock.topic, "--max-records", n, "--idle-ms", IDLE)
     run.assert_clean()

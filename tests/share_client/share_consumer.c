@@ -379,7 +379,10 @@ static const char* consume(rd_kafka_share_t* rkshare, const Options* o, long* re
     rd_kafka_messages_t* batch = NULL;
     rd_kafka_error_t* error = rd_kafka_share_poll(rkshare, kPollMs, &batch);
     if (error) {
-      int fatal = rd_kafka_error_is_fatal(error);
+      // __STATE is this program misusing the API (a record left unacknowledged, say): every
+      // later poll would fail the same way at once.
+      int fatal = rd_kafka_error_is_fatal(error) ||
+                  rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__STATE;
       emit_error_object("rd_kafka_share_poll", error);
       if (fatal) return NULL;
       continue;
