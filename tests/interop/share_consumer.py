@@ -5,7 +5,7 @@ driver) and tests/share_client/mock_share_cluster (librdkafka's mock cluster wit
 records (stdout, one JSON object a line), its events (stderr, likewise), its exit code.
 `ShareConsumer(...)` starts one in the background (several members at once), `.stop()` sends
 SIGTERM, `.finish()` waits for it. `MockShareCluster(records=..)` starts the mock, `.produce(n)`
-adds records, `.close()` ends it.
+adds records, `.members(group)` counts a group's members, `.close()` ends it.
 
 The binaries are $SHARE_CONSUMER_BIN and $MOCK_SHARE_CLUSTER_BIN (set by tests/interop/
 CMakeLists.txt), else those of the build that holds $MIRRA_BIN. A missing binary fails the test.
@@ -150,6 +150,14 @@ class MockShareCluster:
         assert read_line(self.proc.stdout) == "ok"
         first, self.count = self.count, self.count + n
         return range(first, self.count)
+
+    def members(self, group):
+        """How many members the mock's share group `group` has now."""
+        self.proc.stdin.write(f"members {group}\n")
+        self.proc.stdin.flush()
+        answer = read_line(self.proc.stdout)
+        assert answer.startswith("ok "), answer
+        return int(answer[3:])
 
     def record(self, i):
         """What the driver prints for record i, without the per-delivery fields."""

@@ -7,7 +7,8 @@
 // Creates the topic, produces N records into it with a normal producer (record i, from 0: key
 // "key-<i>", value "value-<i>", partition i % P), prints the bootstrap servers as one line on
 // stdout and then reads commands from stdin, one a line, answering "ok" or "error: <why>":
-//   produce <n>    produce n more records, numbered on from the last
+//   produce <n>        produce n more records, numbered on from the last
+//   members <group>    "ok <count>": the members the share group has
 // It exits 0 when stdin closes (so a test that dies takes the cluster with it).
 #include <inttypes.h>
 #include <stdio.h>
@@ -87,6 +88,16 @@ static int produce(rd_kafka_t* producer, const Options* o, long first, long coun
   return err ? fail("flush: %s", rd_kafka_err2str(err)) : 0;
 }
 
+// The members the mock's share group has now (0 for a group it does not know).
+static size_t member_count(rd_kafka_mock_cluster_t* mcluster, const char* group) {
+  char** ids = NULL;
+  size_t count = 0;
+  if (rd_kafka_mock_sharegroup_get_member_ids(mcluster, group, &ids, &count)) return 0;
+  for (size_t i = 0; i < count; i++) rd_kafka_mem_free(NULL, ids[i]);
+  rd_kafka_mem_free(NULL, ids);  // allocated by librdkafka, as each id
+  return count;
+}
+
 static rd_kafka_t* new_handle(const char* bootstrap) {
   char errstr[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
@@ -130,7 +141,7 @@ int main(int argc, char** argv) {
   printf("%s\n", bootstrap);
   fflush(stdout);
 
-  char line[256];
+  char line[256], group[128];
   while (fgets(line, sizeof line, stdin)) {
     long n = -1;
     char extra;
@@ -138,6 +149,8 @@ int main(int argc, char** argv) {
       int failed = produce(producer, &o, produced, n);
       produced += failed ? 0 : n;
       printf(failed ? "error: produce failed\n" : "ok\n");
+    } else if (sscanf(line, "members %127s %c", group, &extra) == 1) {
+      printf("ok %zu\n", member_count(mcluster, group));
     } else if (strspn(line, " \t\r\n") != strlen(line)) {
       line[strcspn(line, "\r\n")] = '\0';
       printf("error: unknown command: %s\n", line);
