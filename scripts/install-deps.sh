@@ -60,9 +60,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # npm packages, pinned in package-lock.json: the web console's charting library (built into the
-# broker) and the test clients. `npm ci` only when the lock file changed since the last install
-# (it wipes node_modules).
-if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(sed -n '/"packages"/,$p' package-lock.json) \
-     <(sed -n '/"packages"/,$p' node_modules/.package-lock.json 2>/dev/null); then
+# broker), the test clients and the librdkafka source tree of tests/share_client. `npm ci` (which
+# wipes node_modules) only when package-lock.json or .npmrc (no install scripts) changed since the
+# last install: a stamp in node_modules holds their checksum. (npm's own node_modules/
+# .package-lock.json cannot tell: it leaves out the root entry and the optional packages of other
+# platforms.)
+stamp=node_modules/.install-deps-stamp
+want=$(cat package-lock.json .npmrc | sha256sum)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error
+  echo "$want" >"$stamp"
 fi
