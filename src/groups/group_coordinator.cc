@@ -173,6 +173,11 @@ asio::awaitable<JoinGroupResponse> GroupCoordinator::join(const JoinGroupRequest
   if (req.group_instance_id && req.group_instance_id->size() > kMaxIdLength) {
     co_return join_error(ErrorCode::INVALID_REQUEST, req.member_id, version);
   }
+  // One namespace for every group type: a share group is not joined this way (Kafka answers
+  // without a member id).
+  if (is_share_group(req.group_id)) {
+    co_return join_error(ErrorCode::INCONSISTENT_GROUP_PROTOCOL, "", version);
+  }
   if (find(req.group_id) == nullptr && !req.member_id.empty()) {
     co_return join_error(ErrorCode::UNKNOWN_MEMBER_ID, req.member_id, version);
   }
@@ -413,6 +418,10 @@ asio::awaitable<protocol::LeaveGroupResponse> GroupCoordinator::leave(
   }
   if (Status st = check_available(req.group_id); !st) {
     r.error_code = code(st.code());
+    co_return r;
+  }
+  if (is_share_group(req.group_id)) {  // Kafka: "Group X not found.", for the whole request
+    r.error_code = code(ErrorCode::UNKNOWN_MEMBER_ID);
     co_return r;
   }
   auto git = groups_.find(req.group_id);

@@ -32,6 +32,7 @@
 #include "groups/group.h"
 #include "groups/group_config.h"
 #include "groups/offsets_topic.h"
+#include "groups/share_group.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/heartbeat.h"
@@ -41,6 +42,8 @@
 #include "protocol/messages/offset_commit.h"
 #include "protocol/messages/offset_delete.h"
 #include "protocol/messages/offset_fetch.h"
+#include "protocol/messages/share_group_describe.h"
+#include "protocol/messages/share_group_heartbeat.h"
 #include "protocol/messages/sync_group.h"
 #include "protocol/messages/txn_offset_commit.h"
 
@@ -124,7 +127,47 @@ class GroupCoordinator {
   // For tests and DescribeGroups: nullptr when unknown.
   const Group* find(const std::string& group_id) const;
 
+  // ---- Share groups (share_group_coordinator.cc; KIP-932, in memory) ----
+  // Classic and share groups share one namespace: a share call on a classic group gets
+  // GROUP_ID_NOT_FOUND, a classic JoinGroup on a share group INCONSISTENT_GROUP_PROTOCOL.
+  protocol::ShareGroupHeartbeatResponse share_heartbeat(
+      const protocol::ShareGroupHeartbeatRequest& req, const ClientInfo& client);
+  protocol::ShareGroupDescribeResponse::DescribedGroup share_describe(const std::string& group_id);
+  // Topic ids and partition counts for the assignor (the broker sets it from its metadata).
+  void set_share_topic_lookup(ShareTopicLookup lookup) { share_lookup_ = std::move(lookup); }
+  // Called when a member leaves, is fenced, expires, or rejoins with epoch 0 after having had
+  // an assignment: what it acquired is to be released. Core thread, after the change.
+  void set_share_member_gone(
+      std::function<void(const std::string& group_id, const std::string& member_id)> hook) {
+    share_member_gone_ = std::move(hook);
+  }
+  // Called when an (empty) share group is deleted by DeleteGroups. Core thread.
+  void set_share_group_deleted(std::function<void(const std::string& group_id)> hook) {
+    share_group_deleted_ = std::move(hook);
+  }
+  // For tests and the share module: nullptr when unknown.
+  const ShareGroup* find_share(const std::string& group_id) const;
+
  private:
+  // share_group_coordinator.cc.
+  bool is_share_group(const std::string& group_id) const {
+    return share_groups_.count(group_id) != 0;
+  }
+  ErrorCode check_share_request(const protocol::ShareGroupHeartbeatRequest& req,
+                                std::string& message) const;
+  protocol::ShareGroupHeartbeatResponse share_leave(
+      const protocol::ShareGroupHeartbeatRequest& req);
+  ShareTopics share_topics_of(const std::set<std::string>& names) const;
+  // Recomputes the group's topics; bumps its epoch when they or `membership_changed` say so.
+  void refresh_share_group(ShareGroup& g, bool membership_changed);
+  void remove_share_member(ShareGroup& g, const std::string& member_id, std::string_view why);
+  void share_sweep(SteadyClock::time_point now);
+  void list_share_groups(const std::set<std::string>& states, bool wanted,
+                         protocol::ListGroupsResponse& r) const;
+  // DeleteGroups of a share group: NON_EMPTY_GROUP unless it is empty.
+  protocol::DeleteGroupsResponse::DeletableGroupResult delete_share_group(
+      const std::string& group_id);
+
   // group_coordinator.cc: request checks and the join/sync phases.
   Status check_available(const std::string& group_id) const;
   Group& get_or_create(const std::string& group_id);
@@ -199,6 +242,10 @@ class GroupCoordinator {
   const GroupConfig& config_;
   std::function<bool(const TopicPartition&)> partition_exists_;
   std::map<std::string, Group> groups_;
+  std::map<std::string, ShareGroup> share_groups_;
+  ShareTopicLookup share_lookup_;
+  std::function<void(const std::string&, const std::string&)> share_member_gone_;
+  std::function<void(const std::string&)> share_group_deleted_;
   // Offsets committed inside transactions not decided yet: producer id -> group -> offsets.
   // They count (become the group's offsets) when the transaction's marker commits them.
   std::map<int64_t, std::map<std::string, std::map<TopicPartition, CommittedOffset>>> txn_offsets_;

@@ -248,6 +248,7 @@ void GroupCoordinator::sweep() {
       maybe_complete_join(g);
     }
   }
+  share_sweep(now);
   if (now >= next_offset_expiry_) {
     next_offset_expiry_ = now + ms(config_.offsets_retention_check_interval_ms);
     expire_offsets();

@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/log_limit.h"
+#include "base/text.h"
 #include "groups/commit_response.h"
 #include "groups/consumer_protocol.h"
 #include "groups/group_coordinator.h"
@@ -64,7 +65,9 @@ asio::awaitable<OffsetCommitResponse> GroupCoordinator::commit(const OffsetCommi
   }
   Group* g = groups_.count(req.group_id) != 0 ? &groups_[req.group_id] : nullptr;
   ErrorCode refusal = ErrorCode::NONE;
-  if (g == nullptr) {
+  if (is_share_group(req.group_id)) {
+    refusal = ErrorCode::GROUP_ID_NOT_FOUND;  // Kafka: "Group X is not a consumer group."
+  } else if (g == nullptr) {
     // Only a commit outside any generation (admin tools, simple consumers) creates a group.
     // A generation names a group that must exist: from v9 Kafka says so, before it answered
     // ILLEGAL_GENERATION (kept for older clients).
@@ -135,6 +138,10 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup GroupCoordinator::fetch_
   out.group_id = group_id;
   if (Status st = check_available(group_id); !st) {
     out.error_code = error_number(st.code());
+    return out;
+  }
+  if (is_share_group(group_id)) {  // Kafka: "Group X is not a consumer group."
+    out.error_code = error_number(ErrorCode::GROUP_ID_NOT_FOUND);
     return out;
   }
   const Group* g = find(group_id);
@@ -224,12 +231,13 @@ protocol::ListGroupsResponse GroupCoordinator::list(const protocol::ListGroupsRe
     if (auto st = parse_state(s)) states.insert(*st);
     else states.insert(GroupState::dead);  // an unknown state matches nothing listed
   }
-  bool classic_wanted = req.types_filter.empty();
-  for (const std::string& t : req.types_filter) {
-    if (parse_state(t) == std::nullopt && (t == "classic" || t == "Classic" || t == "CLASSIC")) {
-      classic_wanted = true;
-    }
-  }
+  // Group types (v5), case-insensitive as Kafka parses them; none given: every type.
+  std::set<std::string> types;
+  for (const std::string& t : req.types_filter) types.insert(to_lower(t));
+  const bool classic_wanted = types.empty() || types.count("classic") != 0;
+  std::set<std::string> share_states;  // lower case, as Kafka matches share group states
+  for (const std::string& s : req.states_filter) share_states.insert(to_lower(s));
+  list_share_groups(share_states, types.empty() || types.count(std::string(kShareProtocolType)), r);
   if (!classic_wanted) return r;
   for (const auto& [id, g] : groups_) {
     if (g.is(GroupState::dead)) continue;
@@ -286,6 +294,7 @@ GroupCoordinator::delete_group(const std::string& group_id) {
     out.error_code = error_number(st.code());
     co_return out;
   }
+  if (is_share_group(group_id)) co_return delete_share_group(group_id);
   Group* g = groups_.count(group_id) != 0 ? &groups_[group_id] : nullptr;
   if (g == nullptr || g->is(GroupState::dead)) {
     groups_.erase(group_id);

@@ -50,7 +50,10 @@ asio::awaitable<TxnOffsetCommitResponse> GroupCoordinator::txn_commit(
     co_return r;
   }
   const Group* g = find(req.group_id);
-  if (ErrorCode refusal = check_txn_committer(g, req); refusal != ErrorCode::NONE) {
+  // A share group has no offsets to commit (Kafka: "Group X is not a consumer group.").
+  if (ErrorCode refusal = is_share_group(req.group_id) ? ErrorCode::GROUP_ID_NOT_FOUND
+                                                       : check_txn_committer(g, req);
+      refusal != ErrorCode::NONE) {
     fail_all(r, refusal);
     co_return r;
   }

@@ -131,6 +131,17 @@ asio::awaitable<Status> Broker::start(bool listen) {
       [this](const groups::TopicPartition& tp) {
         return partitions_->find(tp.topic, tp.partition) != nullptr;
       });
+  // Share groups assign topic ids (KIP-932); the hooks to the share module are set with it.
+  groups_->set_share_topic_lookup(
+      {[this](const std::string& name) -> std::optional<groups::ShareTopic> {
+         const metadata::TopicInfo* t = metadata_->image().topic(name);
+         if (t == nullptr) return std::nullopt;
+         return groups::ShareTopic{t->id, static_cast<int32_t>(t->partitions.size())};
+       },
+       [this](const Uuid& id) -> std::optional<std::string> {
+         const metadata::TopicInfo* t = metadata_->image().topic(id);
+         return t == nullptr ? std::nullopt : std::optional<std::string>(t->name);
+       }});
   groups_->start();
   state_.groups = groups_.get();
   share_ = std::make_unique<share::ShareState>(

@@ -76,6 +76,60 @@ Apply group_key(T groups::GroupConfig::*field, int64_t min, int64_t max, int64_t
   return section_key(&ServerConfig::groups, field, min, max, unit);
 }
 
+// A group.share.* key (groups::ShareGroupConfig), with Kafka's range for the key itself; the
+// relations between keys are checked once all are read (check_share_config).
+Apply share_key(int32_t groups::ShareGroupConfig::*field, int64_t min, int64_t max) {
+  return [=](ServerConfig& c, const std::string& k, const std::string& v) {
+    auto r = parse_int<int32_t>(k, v, min, max);
+    if (!r.ok()) return r.status();
+    c.groups.share.*field = r.value();
+    return Status::OK();
+  };
+}
+
+// Kafka's start-up checks between the group.share.* keys (GroupCoordinatorConfig and
+// ShareGroupConfig): each value inside its bounds, the heartbeat shorter than the session.
+Status check_share_config(const groups::ShareGroupConfig& s) {
+  struct Rule {
+    bool holds;
+    const char* what;
+  };
+  const Rule rules[] = {
+      {s.max_heartbeat_interval_ms >= s.min_heartbeat_interval_ms,
+       "group.share.max.heartbeat.interval.ms must be greater than or equal to "
+       "group.share.min.heartbeat.interval.ms"},
+      {s.heartbeat_interval_ms >= s.min_heartbeat_interval_ms,
+       "group.share.heartbeat.interval.ms must be greater than or equal to "
+       "group.share.min.heartbeat.interval.ms"},
+      {s.heartbeat_interval_ms <= s.max_heartbeat_interval_ms,
+       "group.share.heartbeat.interval.ms must be less than or equal to "
+       "group.share.max.heartbeat.interval.ms"},
+      {s.max_session_timeout_ms >= s.min_session_timeout_ms,
+       "group.share.max.session.timeout.ms must be greater than or equal to "
+       "group.share.min.session.timeout.ms"},
+      {s.session_timeout_ms >= s.min_session_timeout_ms,
+       "group.share.session.timeout.ms must be greater than or equal to "
+       "group.share.min.session.timeout.ms"},
+      {s.session_timeout_ms <= s.max_session_timeout_ms,
+       "group.share.session.timeout.ms must be less than or equal to "
+       "group.share.max.session.timeout.ms"},
+      {s.heartbeat_interval_ms < s.session_timeout_ms,
+       "group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms"},
+      {s.record_lock_duration_ms >= s.min_record_lock_duration_ms,
+       "group.share.record.lock.duration.ms must be greater than or equal to "
+       "group.share.min.record.lock.duration.ms"},
+      {s.max_record_lock_duration_ms >= s.record_lock_duration_ms,
+       "group.share.max.record.lock.duration.ms must be greater than or equal to "
+       "group.share.record.lock.duration.ms"},
+      {s.max_share_sessions >= s.max_size,
+       "group.share.max.share.sessions must be greater than or equal to group.share.max.size"},
+  };
+  for (const Rule& r : rules) {
+    if (!r.holds) return Status(ErrorCode::INVALID_CONFIG, r.what);
+  }
+  return Status::OK();
+}
+
 template <typename T>
 Apply txn_key(T txn::TxnConfig::*field, int64_t min, int64_t max) {
   return section_key(&ServerConfig::txn, field, min, max);
@@ -158,6 +212,31 @@ const std::map<std::string, Apply>& broker_keys() {
        group_key(&groups::GroupConfig::offsets_retention_check_interval_ms, 1, kI64Max)},
       {"offset.metadata.max.bytes",
        group_key(&groups::GroupConfig::offset_metadata_max_bytes, 0, kI32Max)},
+      {"group.share.max.size", share_key(&groups::ShareGroupConfig::max_size, 1, 1000)},
+      {"group.share.heartbeat.interval.ms",
+       share_key(&groups::ShareGroupConfig::heartbeat_interval_ms, 1, kI32Max)},
+      {"group.share.min.heartbeat.interval.ms",
+       share_key(&groups::ShareGroupConfig::min_heartbeat_interval_ms, 1, kI32Max)},
+      {"group.share.max.heartbeat.interval.ms",
+       share_key(&groups::ShareGroupConfig::max_heartbeat_interval_ms, 1, kI32Max)},
+      {"group.share.session.timeout.ms",
+       share_key(&groups::ShareGroupConfig::session_timeout_ms, 1, kI32Max)},
+      {"group.share.min.session.timeout.ms",
+       share_key(&groups::ShareGroupConfig::min_session_timeout_ms, 1, kI32Max)},
+      {"group.share.max.session.timeout.ms",
+       share_key(&groups::ShareGroupConfig::max_session_timeout_ms, 1, kI32Max)},
+      {"group.share.record.lock.duration.ms",
+       share_key(&groups::ShareGroupConfig::record_lock_duration_ms, 1000, 3600000)},
+      {"group.share.min.record.lock.duration.ms",
+       share_key(&groups::ShareGroupConfig::min_record_lock_duration_ms, 1000, 30000)},
+      {"group.share.max.record.lock.duration.ms",
+       share_key(&groups::ShareGroupConfig::max_record_lock_duration_ms, 30000, 3600000)},
+      {"group.share.delivery.count.limit",
+       share_key(&groups::ShareGroupConfig::delivery_count_limit, 2, 10)},
+      {"group.share.partition.max.record.locks",
+       share_key(&groups::ShareGroupConfig::partition_max_record_locks, 100, 10000)},
+      {"group.share.max.share.sessions",
+       share_key(&groups::ShareGroupConfig::max_share_sessions, 1, kI32Max)},
       {"transaction.max.timeout.ms", txn_key(&txn::TxnConfig::max_timeout_ms, 1, kI32Max)},
       {"transactional.id.expiration.ms", txn_key(&txn::TxnConfig::id_expiration_ms, 1, kI32Max)},
       {"transaction.state.log.num.partitions",
@@ -392,6 +471,7 @@ Result<LoadedConfig> build_config(std::map<std::string, std::pair<std::string, S
   if (Status s = apply_retention(set, c); !s.ok()) return s;
   if (Status s = apply_log_dirs(set, c); !s.ok()) return s;
   if (Status s = apply_listener_protocols(set, c); !s.ok()) return s;
+  if (Status s = check_share_config(c.groups.share); !s.ok()) return s;
   auto authorizer =
       security::parse_authorizer_config([&](std::string_view key) -> std::optional<std::string> {
         auto it = set.find(std::string(key));

@@ -46,6 +46,8 @@ std::vector<Handler> build_table() {
   table[protocol::DescribeGroupsRequest::kApiKey] = &handle_describe_groups;
   table[protocol::DeleteGroupsRequest::kApiKey] = &handle_delete_groups;
   table[protocol::OffsetDeleteRequest::kApiKey] = &handle_offset_delete;
+  table[protocol::ShareGroupHeartbeatRequest::kApiKey] = &handle_share_group_heartbeat;
+  table[protocol::ShareGroupDescribeRequest::kApiKey] = &handle_share_group_describe;
   table[protocol::InitProducerIdRequest::kApiKey] = &handle_init_producer_id;
   table[protocol::AddPartitionsToTxnRequest::kApiKey] = &handle_add_partitions_to_txn;
   table[protocol::AddOffsetsToTxnRequest::kApiKey] = &handle_add_offsets_to_txn;

@@ -273,6 +273,17 @@ def leave(n):
     return {"group_id": n.group, "members": [{"member_id": "az-nobody"}]}
 
 
+def share_join(n):
+    return {"group_id": n.group, "member_id": "az-share-member", "member_epoch": 0,
+            "rack_id": None, "subscribed_topic_names": [n.topic]}
+
+
+def s_share_group(env, n):
+    """A share group with one member subscribed to n's topic."""
+    s_topic(env, n)
+    env.admin_ok(76, 1, share_join(n), what=n.group)
+
+
 def txn_offset_commit(n):
     return {"transactional_id": n.txn, "group_id": n.group, "producer_id": n.pid,
             "producer_epoch": n.epoch, "topics": [{"name": n.topic, "partitions": [
@@ -456,6 +467,17 @@ def _rows():
             verify=v_list_groups),
         Row("DeleteGroups", 42, 2, lambda n: {"groups_names": [n.group]}, G("Delete"),
             GROUP_AUTHZ, setup=s_group, intact=i_group_kept),
+        # Share groups (KIP-932): READ on the group and DESCRIBE on the subscribed topics;
+        # a description needs DESCRIBE on the topics the members subscribe to.
+        Row("ShareGroupHeartbeat", 76, 1, share_join, both(G("Read"), T("Describe")),
+            GROUP_AUTHZ, setup=s_topic, partial=[(G("Read"), TOPIC_AUTHZ)]),
+        Row("ShareGroupDescribe", 77, 1, lambda n: {"group_ids": [n.group],
+                                                    "include_authorized_operations": True},
+            both(G("Describe"), T("Describe")), GROUP_AUTHZ, setup=s_share_group,
+            partial=[(G("Describe"), TOPIC_AUTHZ)]),
+        Row("FindCoordinator share", 10, 6,
+            lambda n: {"key_type": 2, "coordinator_keys": [f"{n.group}:AAAAAAAAAAAAAAAAAAAAAQ:0"]},
+            C("ClusterAction"), CLUSTER_AUTHZ),
         # Transactions.
         Row("FindCoordinator transaction", 10, 4,
             lambda n: {"key_type": 1, "coordinator_keys": [n.txn]}, X("Describe"), TXN_AUTHZ),

@@ -197,5 +197,50 @@ TEST(Config, MissingFile) {
   EXPECT_NE(r.status().message().find("/nonexistent/server.properties"), std::string::npos);
 }
 
+// group.share.* (KIP-932): Kafka's defaults, each key's own range, and the relations between
+// them; lowering the minimums is how tests get fast session expiry, as in Kafka.
+TEST(Config, ShareGroupKeys) {
+  auto r = load({});
+  ASSERT_TRUE(r.ok());
+  const groups::ShareGroupConfig& d = r->config.groups.share;
+  EXPECT_EQ(d.max_size, 200);
+  EXPECT_EQ(d.heartbeat_interval_ms, 5000);
+  EXPECT_EQ(d.session_timeout_ms, 45000);
+  EXPECT_EQ(d.record_lock_duration_ms, 30000);
+  EXPECT_EQ(d.min_record_lock_duration_ms, 15000);
+  EXPECT_EQ(d.max_record_lock_duration_ms, 60000);
+  EXPECT_EQ(d.delivery_count_limit, 5);
+  EXPECT_EQ(d.partition_max_record_locks, 2000);
+  EXPECT_EQ(d.max_share_sessions, 2000);
+
+  auto fast =
+      load({"group.share.min.session.timeout.ms=100", "group.share.session.timeout.ms=300",
+            "group.share.min.heartbeat.interval.ms=50", "group.share.heartbeat.interval.ms=100"});
+  ASSERT_TRUE(fast.ok()) << fast.status().to_string();
+  EXPECT_EQ(fast->config.groups.share.session_timeout_ms, 300);
+  EXPECT_TRUE(fast->warnings.empty());
+
+  expect_error({"group.share.delivery.count.limit=11"}, "group.share.delivery.count.limit");
+  expect_error({"group.share.max.size=0"}, "group.share.max.size");
+  expect_error({"group.share.max.size=1001"}, "group.share.max.size");
+  expect_error({"group.share.min.record.lock.duration.ms=999"},
+               "group.share.min.record.lock.duration.ms");
+  expect_error({"group.share.partition.max.record.locks=99"},
+               "group.share.partition.max.record.locks");
+  expect_error({"group.share.session.timeout.ms=30000"},
+               "group.share.session.timeout.ms must be greater than or equal to "
+               "group.share.min.session.timeout.ms");
+  expect_error({"group.share.heartbeat.interval.ms=20000"},
+               "group.share.heartbeat.interval.ms must be less than or equal to "
+               "group.share.max.heartbeat.interval.ms");
+  expect_error({"group.share.record.lock.duration.ms=70000"},
+               "group.share.max.record.lock.duration.ms must be greater than or equal to "
+               "group.share.record.lock.duration.ms");
+  expect_error({"group.share.max.share.sessions=100"}, "group.share.max.share.sessions");
+  expect_error({"group.share.min.session.timeout.ms=100", "group.share.session.timeout.ms=300"},
+               "group.share.heartbeat.interval.ms must be less than "
+               "group.share.session.timeout.ms");
+}
+
 }  // namespace
 }  // namespace mirra::server

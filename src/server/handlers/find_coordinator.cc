@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
+#include "base/uuid.h"
 #include "groups/group_coordinator.h"
 #include "server/handlers/authorize.h"
 #include "server/handlers/handlers.h"
@@ -19,6 +21,35 @@ using Coordinator = FindCoordinatorResponse::Coordinator;
 
 constexpr int8_t kGroupKey = 0;
 constexpr int8_t kTransactionKey = 1;
+constexpr int8_t kShareKey = 2;  // v6+, KIP-932: "groupId:topicId:partition"
+
+// A share coordinator key as Kafka's SharePartitionKey accepts it: a group id (it may hold
+// ':' itself), a topic id (base64 UUID) and a partition number.
+bool valid_share_key(std::string_view key) {
+  const size_t last = key.rfind(':');
+  if (last == std::string_view::npos || last == 0) return false;
+  const size_t middle = key.rfind(':', last - 1);
+  if (middle == std::string_view::npos || middle == 0) return false;
+  const auto topic_id = Uuid::parse(key.substr(middle + 1, last - middle - 1));
+  const auto partition = parse_decimal<int32_t>(key.substr(last + 1));
+  return topic_id && !topic_id->is_zero() && partition && *partition >= 0;
+}
+
+// The share coordinator of every share partition is this node: its state is local.
+Status share_coordinator(RequestContext& ctx, const std::string& key) {
+  if (ctx.api_version < 6) {
+    return Status(ErrorCode::INVALID_REQUEST, "key type 2 needs FindCoordinator v6");
+  }
+  if (!authorized_on_cluster(ctx, AclOperation::cluster_action)) {
+    return cluster_authorization_failed(AclOperation::cluster_action);
+  }
+  if (!valid_share_key(key)) {
+    return Status(
+        ErrorCode::INVALID_REQUEST,
+        fmt::format("'{}' is not a share coordinator key groupId:topicId:partition", key));
+  }
+  return Status::OK();
+}
 
 asio::awaitable<Coordinator> lookup(RequestContext& ctx, int8_t key_type, const std::string& key) {
   Coordinator c;
@@ -35,6 +66,8 @@ asio::awaitable<Coordinator> lookup(RequestContext& ctx, int8_t key_type, const 
     st = co_await ctx.broker->groups->ready_for(key);
   } else if (key_type == kTransactionKey) {
     st = co_await ctx.broker->txn->ready_for(key);
+  } else if (key_type == kShareKey) {
+    st = share_coordinator(ctx, key);
   } else {
     st = Status(ErrorCode::INVALID_REQUEST, fmt::format("unknown key type {}", key_type));
   }

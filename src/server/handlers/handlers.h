@@ -37,6 +37,8 @@ asio::awaitable<HandlerResult> handle_offset_commit(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_delete(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_fetch(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_offset_for_leader_epoch(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_share_group_heartbeat(RequestContext& ctx);
+asio::awaitable<HandlerResult> handle_share_group_describe(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_produce(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx);
 asio::awaitable<HandlerResult> handle_share_fetch(RequestContext& ctx);
