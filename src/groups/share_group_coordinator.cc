@@ -219,7 +219,7 @@ protocol::ShareGroupDescribeResponse::DescribedGroup GroupCoordinator::share_des
     for (const auto& [topic_id, partitions] : m.assignment) {
       std::optional<std::string> name;
       if (share_lookup_.name_of) name = share_lookup_.name_of(topic_id);
-      if (!name) continue;  // deleted since: Kafka leaves out topics the image no longer has
+      if (!name) continue;  // the topic was deleted since: no name to give, left out
       mo.assignment.topic_partitions.push_back({topic_id, *name, partitions, {}});
     }
   }
