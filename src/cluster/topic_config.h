@@ -29,6 +29,7 @@ enum class ConfigSource : int8_t {
   kDynamicDefaultBroker = 3,
   kStaticBroker = 4,
   kDefault = 5,
+  kGroup = 8,  // GROUP_CONFIG: a group's own config (KIP-932)
 };
 
 // DescribeConfigs' ConfigType values (v3+).

@@ -128,10 +128,14 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
       return refuse(fmt::format("config {} for broker '{}': a broker is named by its node id",
                                 r.key, r.resource_name));
     target = r.resource_name.empty() ? &broker_configs_ : &node_configs_[r.resource_name];
+  } else if (r.resource_type == kGroupResource) {
+    if (r.resource_name.empty())
+      return refuse(fmt::format("config {} for a group without id", r.key));
+    target = &group_configs_[r.resource_name];
   } else {
     return refuse(
-        fmt::format("config {} for resource type {}: only topics (2) and brokers (4) have "
-                    "configs",
+        fmt::format("config {} for resource type {}: only topics (2), brokers (4) and groups "
+                    "(32) have configs",
                     r.key, r.resource_type));
   }
   if (r.value) {
@@ -141,6 +145,7 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
   }
   if (target->empty() && !r.resource_name.empty() && r.resource_type == kBrokerResource)
     node_configs_.erase(r.resource_name);
+  if (target->empty() && r.resource_type == kGroupResource) group_configs_.erase(r.resource_name);
   return Status::OK();
 }
 
@@ -212,6 +217,9 @@ std::vector<MetadataRecord> image_records(const MetadataImage& image) {
   for (const auto& [node, configs] : image.node_configs())
     for (const auto& [key, value] : configs)
       out.emplace_back(ConfigRecord{kBrokerResource, node, key, value});
+  for (const auto& [group, configs] : image.group_configs())
+    for (const auto& [key, value] : configs)
+      out.emplace_back(ConfigRecord{kGroupResource, group, key, value});
   if (image.next_producer_id() > 0)
     out.emplace_back(ProducerIdsRecord{-1, image.next_producer_id()});
   for (const auto& [name, m] : image.mirrors()) {

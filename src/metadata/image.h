@@ -68,6 +68,10 @@ class MetadataImage {
   // the resource names it) -> key -> value. They win over the cluster-wide ones on that node.
   using NodeConfigs = std::map<std::string, std::map<std::string, std::string>, std::less<>>;
   const NodeConfigs& node_configs() const { return node_configs_; }
+  // Group configs (share.* keys, KIP-932) by group id; a group without overrides is absent.
+  const std::map<std::string, std::map<std::string, std::string>>& group_configs() const {
+    return group_configs_;
+  }
   // Sorted by name.
   const std::map<std::string, MirrorInfo, std::less<>>& mirrors() const { return mirrors_; }
   const MirrorInfo* mirror(std::string_view name) const;
@@ -145,6 +149,7 @@ class MetadataImage {
   std::unordered_map<Uuid, std::string> names_by_id_;
   std::map<std::string, std::string> broker_configs_;
   NodeConfigs node_configs_;
+  std::map<std::string, std::map<std::string, std::string>> group_configs_;
   int64_t next_producer_id_ = 0;
   std::map<std::string, MirrorInfo, std::less<>> mirrors_;
   ScramUsers scram_users_;

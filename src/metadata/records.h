@@ -39,7 +39,8 @@ struct PartitionRecord {
 };
 
 // A config set or removed: resource_type uses Kafka's ConfigResource types (2 = topic,
-// 4 = broker); resource_name is the topic name or "" for the cluster-wide broker default.
+// 4 = broker, 32 = group); resource_name is the topic name, "" for the cluster-wide broker
+// default, a node id, or a group id.
 // value == nullopt removes the key.
 struct ConfigRecord {
   int8_t resource_type = 2;
@@ -141,6 +142,7 @@ inline constexpr int16_t kMirrorRecordVersion = 1;
 // ConfigRecord::resource_type values (Kafka's ConfigResource.Type ids).
 inline constexpr int8_t kTopicResource = 2;
 inline constexpr int8_t kBrokerResource = 4;
+inline constexpr int8_t kGroupResource = 32;
 
 // UserScramCredentialRecord::mechanism values (the SCRAM admin APIs' codes).
 inline constexpr int8_t kScramSha256 = 1;

@@ -144,12 +144,19 @@ asio::awaitable<Status> Broker::start(bool listen) {
        }});
   groups_->start();
   state_.groups = groups_.get();
+  const groups::ShareGroupConfig& sc = config_.groups.share;
   share_ = std::make_unique<share::ShareState>(
-      share::ShareLimits{
-          setting_or(static_settings_, "group.share.record.lock.duration.ms", 30000),
-          static_cast<int16_t>(setting_or(static_settings_, "group.share.delivery.count.limit", 5)),
-          setting_or(static_settings_, "group.share.partition.max.record.locks", 2000)},
-      static_cast<size_t>(setting_or(static_settings_, "group.share.max.share.sessions", 2000)));
+      share::ShareLimits{sc.record_lock_duration_ms, static_cast<int16_t>(sc.delivery_count_limit),
+                         sc.partition_max_record_locks},
+      static_cast<size_t>(sc.max_share_sessions));
+  // A member that leaves, is fenced or expires gives its records back; a deleted group's share
+  // partitions go with it.
+  groups_->set_share_member_gone(
+      [s = share_.get()](const std::string& group, const std::string& member) {
+        s->member_gone(group, member);
+      });
+  groups_->set_share_group_deleted(
+      [s = share_.get()](const std::string& group) { s->group_deleted(group); });
   state_.share = share_.get();
   // The mirrors' groups sync commits the source's offsets here (docs/mirroring-design.md §8).
   mirror_manager_->on_groups(mirror_group_hooks(*groups_));

@@ -34,6 +34,7 @@ class Names:
     who: str
     pid: int = -1
     epoch: int = -1
+    topic_id: object = None  # set by s_topic_id
 
     def _n(self, kind):
         return f"az-{kind}-{self.slug}-{self.who}"
@@ -278,6 +279,26 @@ def share_join(n):
             "rack_id": None, "subscribed_topic_names": [n.topic]}
 
 
+def s_topic_id(env, n):
+    """n's topic, created now, and its id (the share data path names topics by id)."""
+    resp = env.admin_ok(19, 7, {"topics": [{"name": n.topic, "num_partitions": 1,
+                                            "replication_factor": 1}]}, what=n.topic)
+    n.topic_id = resp["topics"][0]["topic_id"]
+
+
+def share_fetch(n):
+    return {"group_id": n.group, "member_id": "az-share-member", "share_session_epoch": 0,
+            "max_wait_ms": 0, "max_bytes": 1 << 20, "max_records": 10, "batch_size": 10,
+            "topics": [{"topic_id": n.topic_id, "partitions": [{"partition_index": 0}]}]}
+
+
+def share_acknowledge(n):
+    return {"group_id": n.group, "member_id": "az-share-member", "share_session_epoch": 1,
+            "topics": [{"topic_id": n.topic_id, "partitions": [{
+                "partition_index": 0, "acknowledgement_batches": [
+                    {"first_offset": 0, "last_offset": 0, "acknowledge_types": [1]}]}]}]}
+
+
 def s_share_group(env, n):
     """A share group with one member subscribed to n's topic."""
     s_topic(env, n)
@@ -475,6 +496,12 @@ def _rows():
                                                     "include_authorized_operations": True},
             both(G("Describe"), T("Describe")), GROUP_AUTHZ, setup=s_share_group,
             partial=[(G("Describe"), TOPIC_AUTHZ)]),
+        # The share data path: READ on the group, then READ on each topic. ShareAcknowledge
+        # without a session stops at the session (SHARE_SESSION_NOT_FOUND) after the group.
+        Row("ShareFetch", 78, 1, share_fetch, both(G("Read"), T("Read")), GROUP_AUTHZ,
+            setup=s_topic_id, partial=[(G("Read"), TOPIC_AUTHZ)]),
+        Row("ShareAcknowledge", 79, 1, share_acknowledge, G("Read"), GROUP_AUTHZ, ok={122},
+            setup=s_topic_id),
         Row("FindCoordinator share", 10, 6,
             lambda n: {"key_type": 2, "coordinator_keys": [f"{n.group}:AAAAAAAAAAAAAAAAAAAAAQ:0"]},
             C("ClusterAction"), CLUSTER_AUTHZ),

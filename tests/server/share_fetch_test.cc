@@ -208,7 +208,8 @@ TEST_F(ShareFetchTest, TheDefaultLockLastsThirtySeconds) {
 }
 
 TEST_F(ShareFetchTest, ExpiredLocksHandRecordsToTheNextFetch) {
-  start({"group.share.record.lock.duration.ms=50"});
+  start(
+      {"group.share.min.record.lock.duration.ms=1000", "group.share.record.lock.duration.ms=1000"});
   open("a");
   open("b");
   produce(2);

@@ -334,6 +334,9 @@ Status check_config_access(RequestContext& ctx, int8_t type, const std::string& 
   } else if (type == metadata::kBrokerResource) {
     const AclOperation op = alter ? AclOperation::alter_configs : AclOperation::describe_configs;
     if (!authorized_on_cluster(ctx, op)) return cluster_authorization_failed(op);
+  } else if (type == metadata::kGroupResource) {
+    const AclOperation op = alter ? AclOperation::alter_configs : AclOperation::describe_configs;
+    if (!authorized(ctx, op, ResourceType::group, name)) return group_authorization_failed(name);
   } else if (type == kMirrorConfigResource) {
     const AclOperation op = alter ? AclOperation::cluster_action : AclOperation::describe;
     if (!authorized_on_cluster(ctx, op)) return cluster_authorization_failed(op);
@@ -368,6 +371,10 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
     }
     return ConfigTarget::kThisBroker;
   }
+  if (type == metadata::kGroupResource) {
+    if (name.empty()) return Status(ErrorCode::INVALID_REQUEST, "a group config needs a group id");
+    return ConfigTarget::kGroup;
+  }
   if (type == kMirrorConfigResource) {
     if (Status s = mirror::validate_mirror_name(name); !s.ok()) return s;
     if (ctx.broker->metadata->image().mirror(name) == nullptr) {
@@ -377,7 +384,7 @@ Result<ConfigTarget> resolve_config_resource(const RequestContext& ctx, int8_t t
   }
   return Status(ErrorCode::INVALID_REQUEST,
                 fmt::format("unsupported resource type {} (Mirra has configs for topics (2), "
-                            "brokers (4) and mirrors ({}))",
+                            "brokers (4), groups (32) and mirrors ({}))",
                             type, kMirrorConfigResource));
 }
 
@@ -406,6 +413,9 @@ std::vector<ConfigEntry> describe_config_entries(const RequestContext& ctx, Conf
     case ConfigTarget::kMirror:
       out = mirror_entries(ctx, name);
       break;
+    case ConfigTarget::kGroup:
+      out = group_entries(ctx, name);
+      break;
   }
   for (ConfigEntry& e : out) {
     if (!e.sensitive && !security::is_secret_setting(e.name)) continue;
@@ -430,11 +440,13 @@ std::map<std::string, std::string> current_overrides(const RequestContext& ctx, 
   if (target == ConfigTarget::kMirror) {
     if (const metadata::MirrorInfo* m = image.mirror(name)) return m->configs;
   }
+  if (target == ConfigTarget::kGroup) return group_config_overrides(ctx, name);
   return {};
 }
 
 cluster::ConfigType config_type(ConfigTarget target, const std::string& key) {
   if (target == ConfigTarget::kMirror) return mirror_config_type(key);
+  if (target == ConfigTarget::kGroup) return group_config_type(key);
   const TopicConfigDef* def = target == ConfigTarget::kTopic ? cluster::find_topic_config(key)
                                                              : dynamic_def(key);
   return def == nullptr ? ConfigType::kUnknown : def->type;
@@ -465,6 +477,8 @@ asio::awaitable<Status> alter_config_resource(RequestContext& ctx, ConfigTarget 
     }
     case ConfigTarget::kMirror:  // the mirror's runner reconnects by itself (mirror_admin.h)
       co_return co_await ctx.broker->mirrors->alter_configs(name, changes, validate_only);
+    case ConfigTarget::kGroup:
+      co_return co_await alter_group_configs(ctx, name, changes, validate_only);
   }
   MIRRA_ASSERT(false, "every config target is handled above");
   co_return Status::OK();

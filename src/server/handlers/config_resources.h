@@ -37,6 +37,7 @@ enum class ConfigTarget {
   kBrokerDefault,  // resource type 4, name "": the cluster-wide dynamic defaults
   kThisBroker,     // resource type 4, name = this node's id
   kMirror,         // resource type 64, an existing mirror (secrets read back as null)
+  kGroup,          // resource type 32, a group id (it need not exist yet, as in Kafka)
 };
 
 // Checks (type, name) with Kafka's errors: an invalid topic name is INVALID_TOPIC_EXCEPTION,
@@ -130,5 +131,13 @@ asio::awaitable<Resp> alter_each_resource(RequestContext& ctx, const Req& req,
   }
   co_return resp;
 }
+
+// group_config_resource.cc: the GROUP resource (share groups' share.* configs).
+std::vector<ConfigEntry> group_entries(const RequestContext& ctx, const std::string& group);
+const std::map<std::string, std::string>& group_config_overrides(const RequestContext& ctx,
+                                                                 const std::string& group);
+cluster::ConfigType group_config_type(const std::string& key);
+asio::awaitable<Status> alter_group_configs(RequestContext& ctx, const std::string& group,
+                                            const ConfigChanges& changes, bool validate_only);
 
 }  // namespace mirra::server

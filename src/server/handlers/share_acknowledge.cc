@@ -50,6 +50,7 @@ asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx) {
     co_return respond(ctx, failed(e));
   }
   share::ShareState& state = *ctx.broker->share;
+  const share::ShareLimits limits = share_limits_of(ctx, share_group_settings_of(ctx, group));
   // Each partition once, in topic id order, whatever order and repetition the request has.
   std::map<share::SharePartitionId, ShareTarget> results;
   for (const auto& t : req->topics) {
@@ -61,7 +62,7 @@ asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx) {
       if (target.error != ErrorCode::NONE) continue;
       target.error = apply_acks(state, {group, id.topic_id, id.partition}, member,
                                 ack_batches(p.acknowledgement_batches), ctx.api_version,
-                                steady_ms());
+                                steady_ms(), limits);
     }
   }
   if (req->share_session_epoch == -1) {
@@ -69,7 +70,7 @@ asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx) {
   }
   ShareAcknowledgeResponse resp;
   if (ctx.api_version >= 2) {
-    resp.acquisition_lock_timeout_ms = static_cast<int32_t>(state.limits().lock_duration_ms);
+    resp.acquisition_lock_timeout_ms = static_cast<int32_t>(limits.lock_duration_ms);
   }
   for (const auto& [id, target] : results) {
     if (resp.responses.empty() || resp.responses.back().topic_id != id.topic_id) {

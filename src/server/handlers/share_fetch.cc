@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "cluster/partition_manager.h"
+#include "groups/share_group_configs.h"
 #include "protocol/records/record_set.h"
 #include "server/broker_metrics.h"
 #include "server/handlers/authorize.h"
@@ -28,12 +29,15 @@ using protocol::ShareFetchRequest;
 using protocol::ShareFetchResponse;
 using Clock = std::chrono::steady_clock;
 
-// Whole batches read from a partition, in memory, with where each one lies.
+// Whole batches read from a partition, in memory, with where each one lies. `skip`: a batch
+// no consumer is to see (a transaction marker, or under read_committed an aborted
+// transaction's records): its offsets are archived as gaps as soon as they are acquired.
 struct BatchSpan {
   size_t begin = 0;
   size_t end = 0;
   int64_t first = 0;
   int64_t last = 0;
+  bool skip = false;
 };
 struct ShareRead {
   ShareRead() = default;
@@ -42,24 +46,84 @@ struct ShareRead {
   Status outcome = Status::OK();
   std::vector<uint8_t> bytes;
   std::vector<BatchSpan> batches;
+  int64_t bound = 0;  // the high watermark, or the LSO under read_committed
 };
 
-// On the partition's shard: the batches from `from` up to the high watermark, at most
-// max_bytes of them but at least one, each one whole.
-ShareRead read_batches(const storage::PartitionLog& log, int64_t from, int32_t max_bytes) {
+bool aborted(const records::BatchView& b, const std::vector<storage::AbortedTxn>& txns) {
+  if (!b.is_transactional()) return false;
+  for (const storage::AbortedTxn& t : txns) {
+    if (t.producer_id == b.producer_id() && t.first_offset <= b.base_offset() &&
+        b.last_offset() < t.last_offset) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// On the partition's shard: the batches from `from` up to the bound, at most max_bytes of them
+// but at least one, each one whole.
+ShareRead read_batches(const storage::PartitionLog& log, int64_t from, int32_t max_bytes,
+                       bool read_committed) {
   ShareRead r;
-  auto read = log.read(from, max_bytes, storage::ReadBound::high_watermark, true);
+  const auto bound = read_committed ? storage::ReadBound::last_stable_offset
+                                    : storage::ReadBound::high_watermark;
+  auto read = log.read(from, max_bytes, bound, true);
   if (!read.ok()) return read.status();
   if (Status s = read->copy_to(r.bytes); !s.ok()) return s;
+  r.bound = read_committed ? read->last_stable_offset : read->high_watermark;
   records::RecordSetIterator it(r.bytes);
   records::BatchView batch;
   while (it.next(batch) == records::RecordSetStep::batch) {
     const size_t end = it.position();
-    r.batches.push_back(
-        {end - batch.bytes().size(), end, batch.base_offset(), batch.last_offset()});
+    r.batches.push_back({end - batch.bytes().size(), end, batch.base_offset(), batch.last_offset(),
+                         batch.is_control() || (read_committed && aborted(batch, read->aborted))});
   }
   r.bytes.resize(r.batches.empty() ? 0 : r.batches.back().end);
   return r;
+}
+
+// The offset a group starts a partition at when it has no state for it
+// (share.auto.offset.reset): the high watermark, the log start, or the first record at most
+// the duration old (the high watermark when there is none).
+asio::awaitable<int64_t> start_offset(RequestContext& ctx,
+                                      const std::shared_ptr<cluster::Partition>& part,
+                                      const groups::ShareGroupSettings& settings) {
+  using Reset = groups::ShareGroupSettings::Reset;
+  if (settings.auto_offset_reset == Reset::latest) co_return part->offsets.high_watermark;
+  if (settings.auto_offset_reset == Reset::earliest) co_return part->offsets.log_start;
+  const int64_t since = now_ms() - settings.reset_duration_ms;
+  auto found = co_await ctx.broker->partitions->run(
+      part, [since](const storage::PartitionLog& log) -> Result<int64_t> {
+        auto hit = log.offset_for_timestamp(since);
+        return hit ? std::min(hit->first, log.high_watermark()) : log.high_watermark();
+      });
+  co_return found.ok() ? found.value() : part->offsets.high_watermark;
+}
+
+// Archives the acquired offsets of skipped batches (as gaps) and returns the acquired ranges
+// without them: what the consumer is handed.
+std::vector<share::AcquiredRange> drop_skipped(share::SharePartition& p, const std::string& member,
+                                               const ShareRead& read,
+                                               std::vector<share::AcquiredRange> acquired,
+                                               int64_t now, const share::ShareLimits& limits) {
+  for (const BatchSpan& b : read.batches) {
+    if (!b.skip) continue;
+    std::vector<share::AcquiredRange> kept;
+    for (const share::AcquiredRange& r : acquired) {
+      const int64_t lo = std::max(r.first, b.first), hi = std::min(r.last, b.last);
+      if (lo > hi) {
+        kept.push_back(r);
+        continue;
+      }
+      const ErrorCode e = p.acknowledge(member, lo, hi, {share::AckType::gap}, now, limits);
+      MIRRA_ASSERT(e == ErrorCode::NONE, "offsets {}..{} just acquired by {}: {}", lo, hi, member,
+                   error_name(e));
+      if (r.first < lo) kept.push_back({r.first, lo - 1, r.delivery_count});
+      if (hi < r.last) kept.push_back({hi + 1, r.last, r.delivery_count});
+    }
+    acquired = std::move(kept);
+  }
+  return acquired;
 }
 
 // One partition of the answer.
@@ -102,15 +166,24 @@ asio::awaitable<int64_t> acquire_one(RequestContext& ctx, FetchPart& fp, const s
                                      int32_t max_bytes) {
   share::ShareState& state = *ctx.broker->share;
   const share::ShareKey key{group, fp.target.id.topic_id, fp.target.id.partition};
-  const auto& offsets = fp.target.part->offsets;
-  share::SharePartition& p = state.get_or_create(key, offsets.high_watermark);
-  p.advance_log_start(offsets.log_start);
-  state.find_current(key, steady_ms());  // expired locks first: their records are Available
-  const int64_t from = p.first_acquirable(state.limits());
-  if (from < 0 || from >= offsets.high_watermark) co_return 0;
+  const auto& part = fp.target.part;
+  const groups::ShareGroupSettings settings = share_group_settings_of(ctx, group);
+  const share::ShareLimits limits = share_limits_of(ctx, settings);
+  if (state.find(key) == nullptr) {
+    const int64_t start = co_await start_offset(ctx, part, settings);
+    state.get_or_create(key, start);  // unless another fetch made it meanwhile
+  }
+  share::SharePartition* p = state.find_current(key, steady_ms());
+  if (p == nullptr) co_return 0;  // the group was deleted meanwhile
+  p->advance_log_start(part->offsets.log_start);
+  const int64_t from = p->first_acquirable(limits);
+  const int64_t bound = settings.read_committed ? part->offsets.last_stable
+                                                : part->offsets.high_watermark;
+  if (from < 0 || from >= bound) co_return 0;
+  const bool committed = settings.read_committed;
   ShareRead read = co_await ctx.broker->partitions->run(
-      fp.target.part, [from, max_bytes](const storage::PartitionLog& log) {
-        return read_batches(log, from, max_bytes);
+      part, [from, max_bytes, committed](const storage::PartitionLog& log) {
+        return read_batches(log, from, max_bytes, committed);
       });
   if (!read.outcome.ok()) {
     fp.target.error = read.outcome.code();
@@ -118,12 +191,13 @@ asio::awaitable<int64_t> acquire_one(RequestContext& ctx, FetchPart& fp, const s
   }
   // The group's state may have changed while the read was away (another fetch, a reset, a
   // deletion): look it up again; acquire() stays within what was read.
-  share::SharePartition* again = state.find(key);
-  if (again == nullptr || read.batches.empty()) co_return 0;
-  const int64_t readable_end =
-      std::min(read.batches.back().last + 1, fp.target.part->offsets.high_watermark);
-  auto acquired =
-      again->acquire(member, from, readable_end, max_records, steady_ms(), state.limits());
+  p = state.find(key);
+  if (p == nullptr || read.batches.empty()) co_return 0;
+  const int64_t readable_end = std::min(read.batches.back().last + 1, read.bound);
+  const int64_t now = steady_ms();
+  auto acquired = drop_skipped(*p, member, read,
+                               p->acquire(member, from, readable_end, max_records, now, limits),
+                               now, limits);
   fp.records = batches_holding(read, acquired);
   const int64_t n = count_of(acquired);
   fp.acquired.insert(fp.acquired.end(), acquired.begin(), acquired.end());
@@ -158,10 +232,10 @@ asio::awaitable<int64_t> acquire_all(RequestContext& ctx, const ShareFetchReques
 }
 
 ShareFetchResponse build_response(RequestContext& ctx,
-                                  std::map<share::SharePartitionId, FetchPart>& parts) {
+                                  std::map<share::SharePartitionId, FetchPart>& parts,
+                                  int32_t lock_ms) {
   ShareFetchResponse resp;
-  resp.acquisition_lock_timeout_ms =
-      static_cast<int32_t>(ctx.broker->share->limits().lock_duration_ms);
+  resp.acquisition_lock_timeout_ms = lock_ms;
   for (auto& [id, fp] : parts) {
     if (!fp.named && fp.acquired.empty() && fp.target.error == ErrorCode::NONE) continue;
     if (resp.responses.empty() || resp.responses.back().topic_id != id.topic_id) {
@@ -230,6 +304,7 @@ std::optional<ShareFetchResponse> prepare(RequestContext& ctx, const ShareFetchR
   }
   const std::string& group = *req.group_id;
   const std::string& member = *req.member_id;
+  const share::ShareLimits limits = share_limits_of(ctx, share_group_settings_of(ctx, group));
   const bool closing = req.share_session_epoch == -1;
   for (const auto& t : req.topics) {
     for (const auto& p : t.partitions) {
@@ -243,14 +318,14 @@ std::optional<ShareFetchResponse> prepare(RequestContext& ctx, const ShareFetchR
                          ? fp.target.error
                          : apply_acks(*ctx.broker->share, {group, id.topic_id, id.partition},
                                       member, ack_batches(p.acknowledgement_batches),
-                                      ctx.api_version, steady_ms());
+                                      ctx.api_version, steady_ms(), limits);
     }
   }
   if (closing) {
     if (auto closed = ctx.broker->share->sessions().close(group, member)) {
       ctx.broker->share->end_session(*closed);
     }
-    return build_response(ctx, parts);
+    return build_response(ctx, parts, static_cast<int32_t>(limits.lock_duration_ms));
   }
   for (const auto& f : req.forgotten_topics_data) {
     for (int32_t p : f.partitions) session->partitions.erase({f.topic_id, p});
@@ -287,7 +362,8 @@ asio::awaitable<HandlerResult> handle_share_fetch(RequestContext& ctx) {
       taken = co_await acquire_all(ctx, req.value(), parts);
     }
   }
-  ShareFetchResponse resp = build_response(ctx, parts);
+  const groups::ShareGroupSettings settings = share_group_settings_of(ctx, *req->group_id);
+  ShareFetchResponse resp = build_response(ctx, parts, settings.record_lock_duration_ms);
   co_return respond(ctx, resp);
 }
 

@@ -51,9 +51,24 @@ ErrorCode share_session_for(RequestContext& ctx, const std::string& group_id,
   return state.sessions().continue_session(group_id, member_id, epoch, session);
 }
 
+groups::ShareGroupSettings share_group_settings_of(const RequestContext& ctx,
+                                                   const std::string& group_id) {
+  const auto& all = ctx.broker->metadata->image().group_configs();
+  auto it = all.find(group_id);
+  return groups::share_group_settings(ctx.broker->config->groups.share,
+                                      it == all.end() ? nullptr : &it->second);
+}
+
+share::ShareLimits share_limits_of(const RequestContext& ctx,
+                                   const groups::ShareGroupSettings& settings) {
+  share::ShareLimits limits = ctx.broker->share->limits();
+  limits.lock_duration_ms = settings.record_lock_duration_ms;
+  return limits;
+}
+
 ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
                      const std::string& member, const std::vector<AckBatch>& batches,
-                     int16_t api_version, int64_t now_ms) {
+                     int16_t api_version, int64_t now_ms, const share::ShareLimits& limits) {
   const auto max_type = api_version >= 2 ? share::AckType::renew : share::AckType::reject;
   int64_t previous_last = -1;
   for (const AckBatch& b : batches) {
@@ -67,7 +82,7 @@ ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
   // Records never handed out to this group cannot be held by the member.
   if (p == nullptr) return batches.empty() ? ErrorCode::NONE : ErrorCode::INVALID_RECORD_STATE;
   for (const AckBatch& b : batches) {
-    const ErrorCode e = p->acknowledge(member, b.first, b.last, b.types, now_ms, state.limits());
+    const ErrorCode e = p->acknowledge(member, b.first, b.last, b.types, now_ms, limits);
     if (e != ErrorCode::NONE) return e;
   }
   return ErrorCode::NONE;

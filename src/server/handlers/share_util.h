@@ -10,6 +10,7 @@
 
 #include "base/error_codes.h"
 #include "base/uuid.h"
+#include "groups/share_group_configs.h"
 #include "server/request_context.h"
 #include "share/share_partition.h"
 #include "share/share_state.h"
@@ -59,12 +60,19 @@ std::vector<AckBatch> ack_batches(const Batches& in) {
   return out;
 }
 
+// The group's share.* settings (its GROUP config overrides over the broker's defaults), and
+// the limits its share partitions run with (the group's lock duration).
+groups::ShareGroupSettings share_group_settings_of(const RequestContext& ctx,
+                                                   const std::string& group_id);
+share::ShareLimits share_limits_of(const RequestContext& ctx,
+                                   const groups::ShareGroupSettings& settings);
+
 // Applies a partition's batches for `member`, in order, each all or nothing: INVALID_REQUEST
 // for batches out of order or overlapping, a type the version does not know (Renew is v2+),
 // or a malformed batch; INVALID_RECORD_STATE for a record the member does not hold. The first
 // error is returned; the batches before it stay applied, as in Kafka.
 ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
                      const std::string& member, const std::vector<AckBatch>& batches,
-                     int16_t api_version, int64_t now_ms);
+                     int16_t api_version, int64_t now_ms, const share::ShareLimits& limits);
 
 }  // namespace mirra::server
