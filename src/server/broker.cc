@@ -29,6 +29,27 @@ int64_t setting_or(const std::map<std::string, std::string>& settings, const std
 
 }  // namespace
 
+asio::awaitable<Status> Broker::load_share_state() {
+  auto loaded = co_await share_store_->load();
+  if (!loaded.ok()) {
+    co_return Status(loaded.status().code(), fmt::format("reading {}: {}", share::kShareStateTopic,
+                                                         loaded.status().message()));
+  }
+  for (const auto& [key, snapshot] : loaded.value()) {
+    auto partition = share::SharePartition::restore(snapshot);
+    if (!partition.ok()) {
+      co_return Status(ErrorCode::CORRUPT_MESSAGE,
+                       fmt::format("{}: group {} partition {}: {}", share::kShareStateTopic,
+                                   key.group_id, key.partition, partition.status().message()));
+    }
+    share_->restore(key, std::move(partition.value()));
+  }
+  if (!loaded.value().empty()) {
+    MIRRA_LOG_INFO("share state of {} share partition(s) loaded", loaded.value().size());
+  }
+  co_return Status::OK();
+}
+
 Broker::Broker(asio::io_context& io, const LoadedConfig& loaded) : io_(io), config_(loaded.config) {
   for (const auto& [key, entry] : loaded.set) static_settings_[key] = entry.first;
   state_.config = &config_;
@@ -155,9 +176,26 @@ asio::awaitable<Status> Broker::start(bool listen) {
       [s = share_.get()](const std::string& group, const std::string& member) {
         s->member_gone(group, member);
       });
-  groups_->set_share_group_deleted(
-      [s = share_.get()](const std::string& group) { s->group_deleted(group); });
+  share_topic_ = std::make_unique<cluster::InternalTopic>(*metadata_, *partitions_, *topic_admin_,
+                                                          share::share_state_topic_spec({}));
+  share_store_ = std::make_unique<share::ShareStore>(*share_topic_);
+  if (Status s = co_await load_share_state(); !s.ok()) co_return s;
+  // A deleted group's records in __share_group_state get tombstones, in the background: the
+  // group is gone from memory at once, and a crash before the tombstones only brings back
+  // state that DeleteGroups may be repeated for.
+  groups_->set_share_group_deleted([this](const std::string& group) {
+    asio::co_spawn(
+        io_,
+        [store = share_store_.get(), keys = share_->group_deleted(group),
+         group]() -> asio::awaitable<void> {
+          if (Status s = co_await store->erase(keys); !s.ok()) {
+            MIRRA_LOG_WARN("share group {}: its state was not erased: {}", group, s.to_string());
+          }
+        },
+        asio::detached);
+  });
   state_.share = share_.get();
+  state_.share_store = share_store_.get();
   // The mirrors' groups sync commits the source's offsets here (docs/mirroring-design.md §8).
   mirror_manager_->on_groups(mirror_group_hooks(*groups_));
 

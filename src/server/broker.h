@@ -32,6 +32,7 @@
 #include "server/request_context.h"
 #include "server/server.h"
 #include "share/share_state.h"
+#include "share/share_store.h"
 #include "txn/producer_id_manager.h"
 #include "txn/txn_coordinator.h"
 
@@ -54,6 +55,9 @@ class Broker {
   BrokerState& state() { return state_; }
 
  private:
+  // Reads __share_group_state back into share_ (start-up).
+  asio::awaitable<Status> load_share_state();
+
   asio::io_context& io_;
   const ServerConfig& config_;
   std::map<std::string, std::string> static_settings_;
@@ -66,6 +70,8 @@ class Broker {
   std::unique_ptr<groups::OffsetsTopic> offsets_topic_;
   std::unique_ptr<groups::GroupCoordinator> groups_;
   std::unique_ptr<share::ShareState> share_;
+  std::unique_ptr<cluster::InternalTopic> share_topic_;  // __share_group_state
+  std::unique_ptr<share::ShareStore> share_store_;
   std::unique_ptr<txn::ProducerIdManager> producer_ids_;
   std::unique_ptr<cluster::InternalTopic> txn_topic_;
   std::unique_ptr<txn::TxnCoordinator> txn_;

@@ -47,6 +47,7 @@ class Authorizer;
 
 namespace mirra::share {
 class ShareState;
+class ShareStore;
 }  // namespace mirra::share
 
 namespace mirra::server {
@@ -98,6 +99,8 @@ struct BrokerState {
   groups::GroupCoordinator* groups = nullptr;
   // Share groups' partitions and sessions (share/share_state.h): ShareFetch, ShareAcknowledge.
   share::ShareState* share = nullptr;
+  // Where acknowledged share state is made durable before it is answered (share/share_store.h).
+  share::ShareStore* share_store = nullptr;
   txn::TxnCoordinator* txn = nullptr;
   mirror::MirrorAdmin* mirrors = nullptr;
   mirror::MirrorManager* mirror_manager = nullptr;

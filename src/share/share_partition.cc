@@ -159,6 +159,47 @@ void SharePartition::reset(int64_t start_offset) {
   check_invariants();
 }
 
+ShareSnapshot SharePartition::snapshot() const {
+  ShareSnapshot out{start_, {}};
+  for (const auto& [offset, r] : records_) {
+    const RecordState state = r.state == RecordState::acquired ? RecordState::available : r.state;
+    if (!out.runs.empty() && out.runs.back().last + 1 == offset && out.runs.back().state == state &&
+        out.runs.back().delivery_count == r.delivery_count) {
+      out.runs.back().last = offset;
+    } else {
+      out.runs.push_back({offset, offset, state, r.delivery_count});
+    }
+  }
+  return out;
+}
+
+Result<SharePartition> SharePartition::restore(const ShareSnapshot& snapshot) {
+  auto bad = [](std::string why) {
+    return Status(ErrorCode::INVALID_REQUEST, "share partition snapshot: " + why);
+  };
+  if (snapshot.start_offset < 0) return bad("negative start offset");
+  SharePartition p(snapshot.start_offset);
+  int64_t next = snapshot.start_offset;
+  for (const ShareSnapshot::Run& run : snapshot.runs) {
+    if (run.first != next || run.last < run.first) return bad("runs not consecutive");
+    if (run.state == RecordState::acquired || run.delivery_count < 0) return bad("bad run state");
+    if (run.state != RecordState::available && run.state != RecordState::acknowledged &&
+        run.state != RecordState::archived) {
+      return bad("unknown record state");
+    }
+    if (run.last - run.first >= 1'000'000) return bad("run longer than any in-flight window");
+    for (int64_t o = run.first; o <= run.last; ++o) {
+      p.records_.emplace_hint(p.records_.end(), o, Record{run.state, run.delivery_count, {}, 0});
+    }
+    next = run.last + 1;
+  }
+  p.end_ = next;
+  // A finished prefix (a snapshot of an older format, or hand-made) moves the start as usual.
+  p.move_start();
+  p.check_invariants();
+  return p;
+}
+
 void SharePartition::give_back(Record& r, const ShareLimits& limits) {
   const RecordState next = r.delivery_count >= limits.delivery_count_limit ? RecordState::archived
                                                                            : RecordState::available;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/error_codes.h"
+#include "base/status.h"
 
 namespace mirra::share {
 
@@ -45,6 +46,23 @@ struct AcquiredRange {
   int64_t last = 0;
   int16_t delivery_count = 0;
   bool operator==(const AcquiredRange&) const = default;
+};
+
+// What survives a restart of one share partition (docs/formats/share_group_state.md): the start
+// offset and, for every in-flight offset in order, its state and delivery count in runs.
+// Acquired is never written: an offset acquired at the time comes back Available with its
+// delivery count.
+struct ShareSnapshot {
+  struct Run {
+    int64_t first = 0;
+    int64_t last = 0;
+    RecordState state = RecordState::available;
+    int16_t delivery_count = 0;
+    bool operator==(const Run&) const = default;
+  };
+  int64_t start_offset = 0;
+  std::vector<Run> runs;  // consecutive, from start_offset on
+  bool operator==(const ShareSnapshot&) const = default;
 };
 
 class SharePartition {
@@ -92,6 +110,12 @@ class SharePartition {
   void advance_log_start(int64_t log_start);
   // AlterShareGroupOffsets: everything forgotten, consumption restarts at `start_offset`.
   void reset(int64_t start_offset);
+
+  ShareSnapshot snapshot() const;
+  // The partition a snapshot describes; INVALID_REQUEST (nothing built) when the snapshot
+  // breaks the window's rules: runs not consecutive from the start, a finished run at the
+  // start, an Acquired run, a negative offset or count.
+  static Result<SharePartition> restore(const ShareSnapshot& snapshot);
 
  private:
   struct Record {

@@ -47,11 +47,18 @@ void ShareState::member_gone(const std::string& group_id, const std::string& mem
   }
 }
 
-void ShareState::group_deleted(const std::string& group_id) {
+std::vector<ShareKey> ShareState::group_deleted(const std::string& group_id) {
   auto first = partitions_.lower_bound(group_begin(group_id));
   auto last = first;
-  while (last != partitions_.end() && last->first.group_id == group_id) ++last;
+  std::vector<ShareKey> keys;
+  while (last != partitions_.end() && last->first.group_id == group_id)
+    keys.push_back((last++)->first);
   partitions_.erase(first, last);
+  return keys;
+}
+
+void ShareState::restore(const ShareKey& key, SharePartition partition) {
+  partitions_.insert_or_assign(key, std::move(partition));
 }
 
 }  // namespace mirra::share

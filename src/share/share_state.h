@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "share/share_partition.h"
 #include "share/share_sessions.h"
@@ -39,8 +40,11 @@ class ShareState {
   // The member left its group or was fenced: its session ends and everything it holds in the
   // group goes back.
   void member_gone(const std::string& group_id, const std::string& member_id);
-  // The group is gone: its partitions' state and sessions too.
-  void group_deleted(const std::string& group_id);
+  // The group is gone: its partitions' state too. Returns their keys (for the store's
+  // tombstones).
+  std::vector<ShareKey> group_deleted(const std::string& group_id);
+  // A partition as the store had it at start-up.
+  void restore(const ShareKey& key, SharePartition partition);
 
   size_t partition_count() const { return partitions_.size(); }
 

@@ -65,6 +65,14 @@ asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx) {
                                 steady_ms(), limits);
     }
   }
+  // What was acknowledged is durable before the answer says so (also where a later batch was
+  // refused: the batches before it stay applied).
+  for (auto& [id, target] : results) {
+    if (target.part == nullptr) continue;
+    const share::ShareKey key{group, id.topic_id, id.partition};  // named: see persist_share_state
+    const ErrorCode e = co_await persist_share_state(ctx, key);
+    if (target.error == ErrorCode::NONE) target.error = e;
+  }
   if (req->share_session_epoch == -1) {
     if (auto closed = state.sessions().close(group, member)) state.end_session(*closed);
   }

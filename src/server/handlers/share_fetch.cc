@@ -130,6 +130,7 @@ std::vector<share::AcquiredRange> drop_skipped(share::SharePartition& p, const s
 struct FetchPart {
   ShareTarget target;
   bool named = false;  // in this request: answered even without records
+  bool acked = false;  // acknowledgements applied: its state is written before the answer
   ErrorCode ack_error = ErrorCode::NONE;
   std::vector<share::AcquiredRange> acquired;
   std::vector<uint8_t> records;
@@ -277,8 +278,9 @@ std::string misuse(const ShareFetchRequest& req) {
 }
 
 // Everything before the reads: the ids, the group ACL, the session, the acknowledgements.
-// Returns the answer when the request ends here (an error, or a session closed); else fills
-// `parts` with the request's partitions and `fetch_ids` with the session's.
+// Returns the answer when the request ends here with an error; else fills `parts` with the
+// request's partitions and, unless the session closed or nothing is to be fetched, `fetch_ids`
+// with the session's.
 std::optional<ShareFetchResponse> prepare(RequestContext& ctx, const ShareFetchRequest& req,
                                           std::map<share::SharePartitionId, FetchPart>& parts,
                                           std::vector<share::SharePartitionId>& fetch_ids) {
@@ -319,13 +321,14 @@ std::optional<ShareFetchResponse> prepare(RequestContext& ctx, const ShareFetchR
                          : apply_acks(*ctx.broker->share, {group, id.topic_id, id.partition},
                                       member, ack_batches(p.acknowledgement_batches),
                                       ctx.api_version, steady_ms(), limits);
+      fp.acked = fp.target.error == ErrorCode::NONE;
     }
   }
   if (closing) {
     if (auto closed = ctx.broker->share->sessions().close(group, member)) {
       ctx.broker->share->end_session(*closed);
     }
-    return build_response(ctx, parts, static_cast<int32_t>(limits.lock_duration_ms));
+    return std::nullopt;  // no fetch: fetch_ids stays empty
   }
   for (const auto& f : req.forgotten_topics_data) {
     for (int32_t p : f.partitions) session->partitions.erase({f.topic_id, p});
@@ -339,6 +342,17 @@ std::optional<ShareFetchResponse> prepare(RequestContext& ctx, const ShareFetchR
   return std::nullopt;
 }
 
+// What was acknowledged is durable before the answer says so (and before more is handed out).
+asio::awaitable<void> persist_acked(RequestContext& ctx, const std::string& group,
+                                    std::map<share::SharePartitionId, FetchPart>& parts) {
+  for (auto& [id, fp] : parts) {
+    if (!fp.acked) continue;
+    const share::ShareKey key{group, id.topic_id, id.partition};  // named: see persist_share_state
+    const ErrorCode e = co_await persist_share_state(ctx, key);
+    if (e != ErrorCode::NONE && fp.ack_error == ErrorCode::NONE) fp.ack_error = e;
+  }
+}
+
 }  // namespace
 
 asio::awaitable<HandlerResult> handle_share_fetch(RequestContext& ctx) {
@@ -347,6 +361,7 @@ asio::awaitable<HandlerResult> handle_share_fetch(RequestContext& ctx) {
   std::map<share::SharePartitionId, FetchPart> parts;
   std::vector<share::SharePartitionId> fetch_ids;
   if (auto answer = prepare(ctx, req.value(), parts, fetch_ids)) co_return respond(ctx, *answer);
+  co_await persist_acked(ctx, *req->group_id, parts);
   if (!fetch_ids.empty()) {
     for (const share::SharePartitionId& id : fetch_ids) {
       if (!parts.contains(id)) parts[id].target = find_share_target(ctx, id);

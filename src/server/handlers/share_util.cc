@@ -1,10 +1,15 @@
 #include "server/handlers/share_util.h"
 
+#include "base/log.h"
 #include "cluster/metadata_store.h"
 #include "cluster/partition_manager.h"
 #include "server/handlers/authorize.h"
+#include "share/share_store.h"
 
 namespace mirra::server {
+namespace {
+constexpr std::string_view kMirraLogComponent = "share";
+}  // namespace
 
 ErrorCode check_share_ids(const std::optional<std::string>& group_id,
                           const std::optional<std::string>& member_id, std::string& why) {
@@ -86,6 +91,23 @@ ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
     if (e != ErrorCode::NONE) return e;
   }
   return ErrorCode::NONE;
+}
+
+asio::awaitable<ErrorCode> persist_share_state(RequestContext& ctx, const share::ShareKey& key) {
+  if (ctx.broker->share_store == nullptr) co_return ErrorCode::NONE;
+  share::ShareState* state = ctx.broker->share;
+  // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
+  std::function<std::optional<share::ShareSnapshot>()> take =
+      [state, key]() -> std::optional<share::ShareSnapshot> {
+    const share::SharePartition* p = state->find(key);
+    if (p == nullptr) return std::nullopt;
+    return p->snapshot();
+  };
+  const Status s = co_await ctx.broker->share_store->write(key, std::move(take));
+  if (s.ok()) co_return ErrorCode::NONE;
+  MIRRA_LOG_WARN("share group {}: state of partition {} not written: {}", key.group_id,
+                 key.partition, s.to_string());
+  co_return ErrorCode::KAFKA_STORAGE_ERROR;
 }
 
 }  // namespace mirra::server

@@ -75,4 +75,8 @@ ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
                      const std::string& member, const std::vector<AckBatch>& batches,
                      int16_t api_version, int64_t now_ms, const share::ShareLimits& limits);
 
+// Makes the partition's state durable (share/share_store.h) before an acknowledgement of it
+// is answered: NONE, or KAFKA_STORAGE_ERROR when it could not be written.
+asio::awaitable<ErrorCode> persist_share_state(RequestContext& ctx, const share::ShareKey& key);
+
 }  // namespace mirra::server
