@@ -39,16 +39,18 @@ class Member:
         self.member_id = member_id or str(uuid.uuid4())
         self.epoch = 0
 
+    def _topics(self, acks):
+        """Partition 0 of the topic with `acks`: (first, last, [types]) batches."""
+        return [{"topic_id": self.topic_id, "partitions": [{
+            "partition_index": 0,
+            "acknowledgement_batches": [{"first_offset": f, "last_offset": last,
+                                         "acknowledge_types": t} for f, last, t in acks]}]}]
+
     def fetch(self, max_records=100, acks=(), version=1, **extra):
-        """acks: (first, last, [types]) batches on partition 0."""
         body = {"group_id": self.group, "member_id": self.member_id,
                 "share_session_epoch": self.epoch, "max_wait_ms": 0, "min_bytes": 0,
                 "max_bytes": 1 << 20, "max_records": max_records, "batch_size": max_records,
-                "topics": [{"topic_id": self.topic_id, "partitions": [{
-                    "partition_index": 0,
-                    "acknowledgement_batches": [{"first_offset": f, "last_offset": last,
-                                                 "acknowledge_types": t}
-                                                for f, last, t in acks]}]}]}
+                "topics": self._topics(acks)}
         body.update(extra)
         r = self.conn.call(SHARE_FETCH, version, body)
         assert r["error_code"] == 0, r
@@ -57,12 +59,7 @@ class Member:
 
     def acknowledge(self, acks, version=1, close=False, **extra):
         body = {"group_id": self.group, "member_id": self.member_id,
-                "share_session_epoch": -1 if close else self.epoch,
-                "topics": [{"topic_id": self.topic_id, "partitions": [{
-                    "partition_index": 0,
-                    "acknowledgement_batches": [{"first_offset": f, "last_offset": last,
-                                                 "acknowledge_types": t}
-                                                for f, last, t in acks]}]}]}
+                "share_session_epoch": -1 if close else self.epoch, "topics": self._topics(acks)}
         body.update(extra)
         r = self.conn.call(SHARE_ACK, version, body)
         self.epoch += 1
