@@ -35,6 +35,7 @@ static const char kUsage[] =
     "  --release-first-delivery release every record whose delivery count is 1\n"
     "  --no-ack-exit            at the stop, _exit(0) without acknowledging the last batch or\n"
     "                           closing (a crash)\n"
+    "  --quiet                  no record lines (benchmarks); the stopped event counts them\n"
     "The three ack options need (and select) share.acknowledgement.mode=explicit; other records "
     "are\n"
     "accepted. Records go to stdout, events to stderr, one JSON object a line.\n";
@@ -71,6 +72,7 @@ typedef struct {
 } Options;
 
 static volatile sig_atomic_t g_stop_signal = 0;
+static int g_quiet = 0;  // --quiet: print_record prints nothing
 static long g_errors = 0;  // every error event, reported in the final "stopped" event
 
 static void on_signal(int sig) { g_stop_signal = sig; }
@@ -199,7 +201,7 @@ static int refs_match(const RecordRefs* refs, int32_t partition, int64_t offset)
 }
 
 static void parse_args(int argc, char** argv, Options* o) {
-  enum { kMax = 256, kIdle, kCommit, kRelease, kReject, kReleaseFirst, kNoAckExit };
+  enum { kMax = 256, kIdle, kCommit, kRelease, kReject, kReleaseFirst, kNoAckExit, kQuiet };
   static const struct option longs[] = {
       {"bootstrap", required_argument, NULL, 'b'},
       {"group", required_argument, NULL, 'g'},
@@ -211,6 +213,7 @@ static void parse_args(int argc, char** argv, Options* o) {
       {"reject-offsets", required_argument, NULL, kReject},
       {"release-first-delivery", no_argument, NULL, kReleaseFirst},
       {"no-ack-exit", no_argument, NULL, kNoAckExit},
+      {"quiet", no_argument, NULL, kQuiet},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   opterr = 0;  // our own message, as JSON
@@ -259,6 +262,9 @@ static void parse_args(int argc, char** argv, Options* o) {
         break;
       case kNoAckExit:
         o->no_ack_exit = 1;
+        break;
+      case kQuiet:
+        g_quiet = 1;
         break;
       case 'h':
         fputs(kUsage, stdout);
@@ -316,6 +322,7 @@ static rd_kafka_share_AcknowledgeType_t choose_ack(const Options* o, const rd_ka
 }
 
 static void print_record(const rd_kafka_message_t* m, long batch, const char* ack) {
+  if (g_quiet) return;
   printf("{\"batch\":%ld,\"topic\":", batch);
   json_str(stdout, rd_kafka_topic_name(m->rkt));
   printf(",\"partition\":%" PRId32 ",\"offset\":%" PRId64 ",\"delivery_count\":%d,\"key\":",
