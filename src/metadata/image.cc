@@ -143,9 +143,11 @@ Status MetadataImage::apply_config(const ConfigRecord& r) {
   } else {
     target->erase(r.key);
   }
-  if (target->empty() && !r.resource_name.empty() && r.resource_type == kBrokerResource)
-    node_configs_.erase(r.resource_name);
-  if (target->empty() && r.resource_type == kGroupResource) group_configs_.erase(r.resource_name);
+  // A node or group left without overrides leaves the image (`target` dies with its entry).
+  if (target->empty() && !r.resource_name.empty()) {
+    if (r.resource_type == kBrokerResource) node_configs_.erase(r.resource_name);
+    if (r.resource_type == kGroupResource) group_configs_.erase(r.resource_name);
+  }
   return Status::OK();
 }
 

@@ -139,6 +139,23 @@ TEST(MetadataImage, PerBrokerConfigs) {
   EXPECT_EQ(loaded->broker_configs(), image.broker_configs());
 }
 
+TEST(MetadataImage, GroupConfigs) {
+  MetadataImage image;
+  ASSERT_TRUE(
+      apply_all(image,
+                {ConfigRecord{kGroupResource, "g", "share.auto.offset.reset", "earliest"},
+                 ConfigRecord{kGroupResource, "h", "share.isolation.level", "read_committed"},
+                 ConfigRecord{kGroupResource, "h", "share.isolation.level", std::nullopt}})
+          .ok());
+  using Groups = std::map<std::string, std::map<std::string, std::string>>;
+  EXPECT_EQ(image.group_configs(), (Groups{{"g", {{"share.auto.offset.reset", "earliest"}}}}));
+  auto loaded = image_from_records(image_records(image), 3);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->group_configs(), image.group_configs());
+  EXPECT_FALSE(apply_all(image, {ConfigRecord{kGroupResource, "", "share.isolation.level", "x"}})
+                   .ok());  // a group config names its group
+}
+
 TEST(MetadataImage, RemoveTopicDropsEverything) {
   MetadataImage image;
   ASSERT_TRUE(apply_all(image, create_topic("orders", 1, 2)).ok());
