@@ -129,6 +129,22 @@ class Client {
   asio::awaitable<Result<std::vector<PartitionStatus>>> offset_delete(
       std::string group, std::vector<TopicPartition> partitions);
 
+  // ---- share groups (client_share_groups.cc) ----
+  // Routed to each group's coordinator and retried as the consumer-group calls are.
+  // The start offsets of many share groups (DescribeShareGroupOffsets v0-1), one entry per group
+  // in the caller's order with its own Status; for `partitions`, or every partition a group
+  // holds state for (nullopt).
+  asio::awaitable<Result<std::vector<ShareGroupOffsets>>> share_group_offsets(
+      std::vector<std::string> groups, std::optional<std::vector<TopicPartition>> partitions);
+  // AlterShareGroupOffsets: the group (created if missing) must have no members; a group-level
+  // refusal (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND) fails the call, partitions carry their own.
+  asio::awaitable<Result<std::vector<PartitionStatus>>> alter_share_group_offsets(
+      std::string group, std::vector<ShareGroupOffset> offsets);
+  // DeleteShareGroupOffsets: the group's state for whole topics forgotten (the next share
+  // consumer starts at share.auto.offset.reset); group-level refusals as above.
+  asio::awaitable<Result<std::vector<TopicResult>>> delete_share_group_offsets(
+      std::string group, std::vector<std::string> topics);
+
   // ---- transactions (client_transactions.cc) ----
   // Every broker's transactions, filtered by the brokers (ListTransactions).
   asio::awaitable<Result<TransactionListings>> list_transactions(TransactionFilter filter = {});

@@ -344,6 +344,27 @@ struct GroupResult {
   Status status;
 };
 
+// ---- share groups -------------------------------------------------------------------------------
+
+// A share partition's start offset (Kafka's SPSO: below it the group is done with every
+// record). DescribeShareGroupOffsets answers with it (start_offset -1: the group holds no state
+// for the partition; lag from v1, -1 when unknown); AlterShareGroupOffsets sets it.
+struct ShareGroupOffset {
+  TopicPartition tp;
+  Status status;
+  int64_t start_offset = -1;
+  int32_t leader_epoch = -1;
+  int64_t lag = -1;
+};
+
+// One share group's start offsets out of DescribeShareGroupOffsets, with the group's own Status
+// (e.g. GROUP_ID_NOT_FOUND: unknown, or a consumer group of that id).
+struct ShareGroupOffsets {
+  std::string group_id;
+  Status status;
+  std::vector<ShareGroupOffset> offsets;
+};
+
 // ---- transactions -------------------------------------------------------------------------------
 
 // ListTransactions filters (empty: all); `min_duration_ms` needs ListTransactions v1 (KIP-994).

@@ -31,6 +31,12 @@ struct GroupHooks {
   std::function<asio::awaitable<Result<std::vector<client::PartitionStatus>>>(
       std::string group_id, std::vector<client::OffsetToCommit> offsets)>
       commit;
+  // AlterShareGroupOffsets on this broker (the share group created if missing): per partition
+  // its outcome; a refusal of the whole group (members, a consumer group of that id:
+  // GROUP_ID_NOT_FOUND) as the Status.
+  std::function<asio::awaitable<Result<std::vector<client::PartitionStatus>>>(
+      std::string group_id, std::vector<client::ShareGroupOffset> offsets)>
+      alter_share;
 };
 
 class ClusterSyncDestination : public SyncDestination {
