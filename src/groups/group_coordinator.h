@@ -33,6 +33,7 @@
 #include "groups/group_config.h"
 #include "groups/offsets_topic.h"
 #include "groups/share_group.h"
+#include "groups/share_group_configs.h"
 #include "protocol/messages/delete_groups.h"
 #include "protocol/messages/describe_groups.h"
 #include "protocol/messages/heartbeat.h"
@@ -123,6 +124,8 @@ class GroupCoordinator {
     std::vector<std::pair<TopicPartition, int64_t>> offsets;
   };
   std::vector<GroupSummary> summaries() const;
+  // The share groups likewise (no committed offsets: their start offsets are the share state's).
+  std::vector<GroupSummary> share_summaries() const;
 
   // For tests and DescribeGroups: nullptr when unknown.
   const Group* find(const std::string& group_id) const;
@@ -144,6 +147,13 @@ class GroupCoordinator {
   // Called when an (empty) share group is deleted by DeleteGroups. Core thread.
   void set_share_group_deleted(std::function<void(const std::string& group_id)> hook) {
     share_group_deleted_ = std::move(hook);
+  }
+  // A share group's settings: the broker's share defaults with the group's GROUP config
+  // overrides (share.heartbeat.interval.ms, share.session.timeout.ms), looked up at each
+  // heartbeat so that a change holds from the next one. Set by the broker from its metadata
+  // image; unset: the broker's defaults.
+  void set_share_settings(std::function<ShareGroupSettings(const std::string& group_id)> lookup) {
+    share_settings_ = std::move(lookup);
   }
   // For tests and the share module: nullptr when unknown.
   const ShareGroup* find_share(const std::string& group_id) const;
@@ -255,6 +265,7 @@ class GroupCoordinator {
   ShareTopicLookup share_lookup_;
   std::function<void(const std::string&, const std::string&)> share_member_gone_;
   std::function<void(const std::string&)> share_group_deleted_;
+  std::function<ShareGroupSettings(const std::string&)> share_settings_;
   // Offsets committed inside transactions not decided yet: producer id -> group -> offsets.
   // They count (become the group's offsets) when the transaction's marker commits them.
   std::map<int64_t, std::map<std::string, std::map<TopicPartition, CommittedOffset>>> txn_offsets_;

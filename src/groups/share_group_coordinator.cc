@@ -198,13 +198,14 @@ ShareGroupHeartbeatResponse GroupCoordinator::share_heartbeat(const ShareGroupHe
   }
   refresh_share_group(g, changed);
   const bool assignment_changed = g.reconcile(m);
-  m.session_deadline = SteadyClock::now() +
-                       std::chrono::milliseconds(config_.share.session_timeout_ms);
+  const ShareGroupSettings settings =
+      share_settings_ ? share_settings_(g.id) : share_group_settings(config_.share, nullptr);
+  m.session_deadline = SteadyClock::now() + std::chrono::milliseconds(settings.session_timeout_ms);
 
   ShareGroupHeartbeatResponse r;
   r.member_id = m.id;
   r.member_epoch = m.epoch;
-  r.heartbeat_interval_ms = config_.share.heartbeat_interval_ms;
+  r.heartbeat_interval_ms = settings.heartbeat_interval_ms;
   // As Kafka: on a join and whenever the assignment changed; also to a member still behind
   // (its earlier answer with the new assignment was lost).
   if (joining || assignment_changed || req.member_epoch != m.epoch) {
@@ -265,6 +266,15 @@ void GroupCoordinator::share_sweep(SteadyClock::time_point now) {
       remove_share_member(g, id, "expired (no heartbeat within group.share.session.timeout.ms)");
     }
   }
+}
+
+std::vector<GroupCoordinator::GroupSummary> GroupCoordinator::share_summaries() const {
+  std::vector<GroupSummary> out;
+  out.reserve(share_groups_.size());
+  for (const auto& [id, g] : share_groups_) {
+    out.push_back({id, share_state_name(g.state()), g.members.size(), {}});
+  }
+  return out;
 }
 
 void GroupCoordinator::list_share_groups(const std::set<std::string>& states, bool wanted,

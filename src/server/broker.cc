@@ -10,6 +10,7 @@
 #include "groups/offsets_topic.h"
 #include "metadata/meta_properties.h"
 #include "server/handlers/authorize.h"
+#include "server/handlers/share_util.h"
 #include "server/mirror_group_hooks.h"
 #include "server/scram_lookup.h"
 #include "storage/file_cache.h"
@@ -164,6 +165,9 @@ asio::awaitable<Status> Broker::start(bool listen) {
          const metadata::TopicInfo* t = metadata_->image().topic(id);
          return t == nullptr ? std::nullopt : std::optional<std::string>(t->name);
        }});
+  // Its share groups' heartbeat and session settings follow their GROUP configs.
+  groups_->set_share_settings(
+      [this](const std::string& group) { return share_group_settings_of(state_, group); });
   groups_->start();
   state_.groups = groups_.get();
   const groups::ShareGroupConfig& sc = config_.groups.share;

@@ -246,6 +246,7 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
   write_connections(out, snapshot);
   write_partitions(out, snapshot);
   metrics_text::write_groups(out, snapshot);
+  metrics_text::write_share_groups(out, snapshot);
   metrics_text::write_mirrors(out, snapshot);
   write_process(out);
   return out.take();

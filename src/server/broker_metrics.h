@@ -79,6 +79,8 @@ struct GroupSample {
   std::string state;  // "Stable", "Empty", ...
   uint64_t members = 0;
 };
+// A share group's partitions take GroupOffsetSample with the share-partition start offset as
+// `committed` and the records it has still to finish as `lag` (server/share_admin.h).
 struct GroupOffsetSample {
   std::string group;
   std::string topic;
@@ -125,6 +127,8 @@ struct MetricsSnapshot {
   std::vector<PartitionSample> partitions;
   std::vector<GroupSample> groups;
   std::vector<GroupOffsetSample> group_offsets;
+  std::vector<GroupSample> share_groups;
+  std::vector<GroupOffsetSample> share_group_offsets;
   std::vector<MirrorSample> mirrors;
   std::vector<MirrorPartitionSample> mirror_partitions;
 };
@@ -138,6 +142,7 @@ void collect_groups(BrokerState& broker, MetricsSnapshot& s);
 void collect_mirrors(BrokerState& broker, MetricsSnapshot& s);
 namespace metrics_text {
 void write_groups(metrics::PrometheusText& out, const MetricsSnapshot& s);
+void write_share_groups(metrics::PrometheusText& out, const MetricsSnapshot& s);
 void write_mirrors(metrics::PrometheusText& out, const MetricsSnapshot& s);
 }  // namespace metrics_text
 

@@ -11,6 +11,7 @@
 #include "mirror/mirror_manager.h"
 #include "server/broker_metrics.h"
 #include "server/request_context.h"
+#include "server/share_admin.h"
 
 namespace mirra::server {
 
@@ -28,6 +29,15 @@ void collect_groups(BrokerState& broker, MetricsSnapshot& s) {
         lag = std::max<int64_t>(0, p->offsets.high_watermark - committed);
       }
       s.group_offsets.push_back({g.group_id, tp.topic, tp.partition, committed, lag});
+    }
+  }
+  if (broker.share == nullptr) return;
+  for (auto& g : broker.groups->share_summaries()) {
+    s.share_groups.push_back({g.group_id, std::string(g.state), g.members});
+    auto rows = describe_share_offsets(broker, g.group_id, std::nullopt);
+    if (!rows.ok()) continue;
+    for (const ShareOffsetRow& r : rows.value()) {
+      s.share_group_offsets.push_back({g.group_id, r.topic, r.partition, r.start_offset, r.lag});
     }
   }
 }
@@ -127,6 +137,36 @@ void write_groups(PrometheusText& out, const MetricsSnapshot& s) {
     if (o.lag < 0) continue;
     const std::string partition = std::to_string(o.partition);
     out.sample("mirra_consumer_group_lag",
+               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+               static_cast<double>(o.lag));
+  }
+}
+
+void write_share_groups(PrometheusText& out, const MetricsSnapshot& s) {
+  out.family("mirra_share_group_members", MetricType::gauge, "Members of a share group.");
+  for (const GroupSample& g : s.share_groups) {
+    out.sample("mirra_share_group_members", {{"group", g.group}}, static_cast<double>(g.members));
+  }
+  out.family("mirra_share_group_state", MetricType::gauge,
+             "1 for the share group's current state (Empty, Stable).");
+  for (const GroupSample& g : s.share_groups) {
+    out.sample("mirra_share_group_state", {{"group", g.group}, {"state", g.state}}, 1);
+  }
+  out.family("mirra_share_group_start_offset", MetricType::gauge,
+             "The share-partition start offset: below it the group has finished every record.");
+  for (const GroupOffsetSample& o : s.share_group_offsets) {
+    const std::string partition = std::to_string(o.partition);
+    out.sample("mirra_share_group_start_offset",
+               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+               static_cast<double>(o.committed));
+  }
+  out.family("mirra_share_group_lag", MetricType::gauge,
+             "Records of a partition the share group has still to finish (up to the high "
+             "watermark).");
+  for (const GroupOffsetSample& o : s.share_group_offsets) {
+    if (o.lag < 0) continue;
+    const std::string partition = std::to_string(o.partition);
+    out.sample("mirra_share_group_lag",
                {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
                static_cast<double>(o.lag));
   }

@@ -69,9 +69,20 @@ std::string groups_json(const MetricsSnapshot& s) {
   std::vector<std::string> out;
   out.reserve(s.groups.size());
   for (const GroupSample& g : s.groups) {
-    out.push_back(fmt::format(R"({{"group":{},"state":{},"members":{},"offsets":[{}]}})",
-                              json_string(g.group), json_string(g.state), g.members,
-                              fmt::join(offsets[g.group], ",")));
+    out.push_back(fmt::format(
+        R"({{"group":{},"type":"classic","state":{},"members":{},"offsets":[{}]}})",
+        json_string(g.group), json_string(g.state), g.members, fmt::join(offsets[g.group], ",")));
+  }
+  std::map<std::string, std::vector<std::string>> starts;
+  for (const GroupOffsetSample& o : s.share_group_offsets) {
+    starts[o.group].push_back(
+        fmt::format(R"({{"topic":{},"partition":{},"startOffset":{},"lag":{}}})",
+                    json_string(o.topic), o.partition, o.committed, o.lag));
+  }
+  for (const GroupSample& g : s.share_groups) {
+    out.push_back(fmt::format(
+        R"({{"group":{},"type":"share","state":{},"members":{},"offsets":[{}]}})",
+        json_string(g.group), json_string(g.state), g.members, fmt::join(starts[g.group], ",")));
   }
   return fmt::format(R"({{"groups":[{}]}})", fmt::join(out, ",\n"));
 }

@@ -195,7 +195,9 @@ Result<SharePartition> SharePartition::restore(const ShareSnapshot& snapshot) {
         run.state != RecordState::archived) {
       return bad("unknown record state");
     }
-    if (run.last - run.first >= 1'000'000) return bad("run longer than any in-flight window");
+    if (run.last - snapshot.start_offset >= kMaxRestoredWindow) {
+      return bad("window larger than any in-flight window");
+    }
     for (int64_t o = run.first; o <= run.last; ++o) {
       p.records_.emplace_hint(p.records_.end(), o, Record{run.state, run.delivery_count, {}, 0});
     }

@@ -65,6 +65,11 @@ struct ShareSnapshot {
   bool operator==(const ShareSnapshot&) const = default;
 };
 
+// The largest window restore() builds: ten times the largest record-lock limit
+// (group.share.partition.max.record.locks, at most 10,000), so a corrupt snapshot cannot make
+// start-up allocate without bound.
+inline constexpr int64_t kMaxRestoredWindow = 100'000;
+
 class SharePartition {
  public:
   explicit SharePartition(int64_t start_offset);

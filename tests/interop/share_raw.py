@@ -9,6 +9,7 @@ from mirra_testlib import connect
 from msg_codec import Connection
 
 SHARE_FETCH, SHARE_ACK, CREATE_TOPICS, API_VERSIONS = 78, 79, 19, 18
+ALTER_SHARE_OFFSETS = 91
 
 
 def create_topic(port, name, partitions=1):
@@ -75,3 +76,12 @@ def partition0(r):
     return r["responses"][0]["partitions"][0]
 
 
+
+
+def alter_share_offsets(port, group, topic, offsets):
+    """AlterShareGroupOffsets v0 of `topic`'s partitions ({partition: start offset}): the
+    answer."""
+    parts = [{"partition_index": p, "start_offset": o} for p, o in offsets.items()]
+    with Connection(connect(port)) as c:
+        return c.call(ALTER_SHARE_OFFSETS, 0,
+                      {"group_id": group, "topics": [{"topic_name": topic, "partitions": parts}]})

@@ -16,6 +16,7 @@ from mirra_testlib import run_mirra, wait_until
 from mirroring import (OPEN, STEP, TXN, describe, describe_json, mirror_held_by_open_transaction,
                        ok, watermarks_of)
 from prometheus_text import http_port
+from share_raw import alter_share_offsets, create_topic, produce
 
 # The fields of a partition row that do not move between two calls once the mirror has
 # settled (rates, round trips and lag in ms do).
@@ -104,6 +105,17 @@ def test_api_shows_what_the_cli_describes(make_broker, tmp_path):
     assert mirror_of_topic(dst, topic) is None
     wait_until(lambda: history_of(dst) == [], STEP, "the deleted mirror's history to go")
     txn.abort_transaction(STEP)
+
+
+def test_share_groups_show_their_start_offsets_and_lag(make_broker):
+    b = make_broker({"http.listeners": "http://127.0.0.1:0"}, name="share-groups")
+    create_topic(b.port, "shared", partitions=1)
+    produce(b.bootstrap, "shared", 9)
+    assert alter_share_offsets(b.port, "queue", "shared", {0: 4})["error_code"] == 0
+    groups = {g["group"]: g for g in get_json(b, "/v1/groups")["groups"]}
+    assert groups["queue"] == {"group": "queue", "type": "share", "state": "Empty", "members": 0,
+                               "offsets": [{"topic": "shared", "partition": 0, "startOffset": 4,
+                                            "lag": 5}]}
 
 
 def test_groups_show_the_lag_of_the_groups_cli(make_broker):

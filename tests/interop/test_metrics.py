@@ -22,6 +22,7 @@ import pytest
 
 from mirra_testlib import connect, read_response, request, wait_closed, wait_until
 from prometheus_text import http_port, one, parse, values
+from share_raw import alter_share_offsets
 
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 TOPIC = "metered"
@@ -186,6 +187,22 @@ def test_promtool_accepts_the_text_after_traffic(metered):
     r = subprocess.run(["/usr/bin/promtool", "check", "metrics"], input=text,
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, f"promtool exit {r.returncode}:\n{r.stdout}{r.stderr}\n---\n{text}"
+
+
+def test_share_groups_have_their_families_and_promtool_accepts_them(metered):
+    produce(metered, COUNTS)
+    assert alter_share_offsets(metered.port, "metered-queue", TOPIC, {0: 100})["error_code"] == 0
+    text = scrape(metered)
+    s = parse(text)
+    assert one(s, "mirra_share_group_members", group="metered-queue") == 0
+    assert one(s, "mirra_share_group_state", group="metered-queue", state="Empty") == 1
+    assert one(s, "mirra_share_group_start_offset", group="metered-queue", topic=TOPIC,
+               partition="0") == 100
+    assert one(s, "mirra_share_group_lag", group="metered-queue", topic=TOPIC,
+               partition="0") == COUNTS[0] - 100
+    r = subprocess.run(["/usr/bin/promtool", "check", "metrics"], input=text,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, f"promtool exit {r.returncode}:\n{r.stdout}{r.stderr}"
 
 
 def test_values_match_the_traffic(metered):

@@ -19,6 +19,7 @@ from mirra_testlib import connect
 HEARTBEAT, DESCRIBE = 76, 77
 CREATE_TOPICS, JOIN_GROUP, DESCRIBE_GROUPS, LIST_GROUPS = 19, 11, 15, 16
 DELETE_GROUPS, FIND_COORDINATOR, API_VERSIONS, OFFSET_COMMIT = 42, 10, 18, 8
+INCREMENTAL_ALTER_CONFIGS, GROUP_RESOURCE = 44, 32
 
 NONE, INVALID_REQUEST, UNKNOWN_MEMBER_ID, INCONSISTENT_GROUP_PROTOCOL = 0, 42, 25, 23
 NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, FENCED_MEMBER_EPOCH = 68, 69, 110
@@ -139,6 +140,23 @@ def test_session_expiry(conn):
     assert a["error_code"] == NONE
     until(lambda: describe(conn, "sg3")["group_state"] == "Empty", "the member to expire")
     assert beat(conn, "sg3", "member-a", a["member_epoch"])["error_code"] == UNKNOWN_MEMBER_ID
+
+
+def test_group_configs_set_the_heartbeat_interval_and_session_timeout(conn):
+    """share.heartbeat.interval.ms and share.session.timeout.ms on the GROUP resource hold from
+    the next heartbeat: the interval the member is told, and how soon it expires (well inside
+    the broker's 3 s default, which this test's deadline would not wait for)."""
+    topic(conn, "sg-cfg", 1)
+    r = conn.call(INCREMENTAL_ALTER_CONFIGS, 1, {"resources": [{
+        "resource_type": GROUP_RESOURCE, "resource_name": "sg-cfg-group", "configs": [
+            {"name": "share.heartbeat.interval.ms", "config_operation": 0, "value": "150"},
+            {"name": "share.session.timeout.ms", "config_operation": 0, "value": "600"}]}],
+        "validate_only": False})
+    assert r["responses"][0]["error_code"] == NONE, r
+    a = beat(conn, "sg-cfg-group", "member-a", 0, ["sg-cfg"])
+    assert a["error_code"] == NONE and a["heartbeat_interval_ms"] == 150, a
+    until(lambda: describe(conn, "sg-cfg-group")["group_state"] == "Empty",
+          "the member to expire after the group's session timeout", limit=2.5)
 
 
 def test_group_type_conflicts(conn):

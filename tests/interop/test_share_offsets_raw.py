@@ -6,7 +6,7 @@ import pytest
 from msg_codec import Connection
 
 from mirra_testlib import connect
-from share_raw import API_VERSIONS, Member, acquired, create_topic, produce
+from share_raw import API_VERSIONS, Member, acquired, alter_share_offsets, create_topic, produce
 
 DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 90, 91, 92
 HEARTBEAT, LIST_GROUPS, DELETE_GROUPS, OFFSET_COMMIT = 76, 16, 42, 8
@@ -33,10 +33,7 @@ def start_offsets(group_entry):
             for t in group_entry["topics"] for p in t["partitions"]}
 
 
-def alter(port, group, topic, offsets):
-    parts = [{"partition_index": p, "start_offset": o} for p, o in offsets.items()]
-    return call(port, ALTER_OFFSETS, 0,
-                {"group_id": group, "topics": [{"topic_name": topic, "partitions": parts}]})
+alter = alter_share_offsets
 
 
 def partition_errors(alter_response):

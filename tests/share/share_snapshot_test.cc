@@ -48,9 +48,16 @@ TEST(ShareSnapshot, BrokenSnapshotsAreRefusedNotAsserted) {
            ShareSnapshot{5, {{5, 5, RecordState::acquired, 1}}},
            ShareSnapshot{5, {{5, 5, static_cast<RecordState>(3), 1}}},
            ShareSnapshot{5, {{5, 5, RecordState::available, -1}}},
+           // Windows no record-lock limit allows, in one run or in many.
+           ShareSnapshot{0, {{0, kMaxRestoredWindow, RecordState::archived, 1}}},
+           ShareSnapshot{0,
+                         {{0, 9, RecordState::available, 1},
+                          {10, kMaxRestoredWindow + 3, RecordState::archived, 1}}},
        }) {
     EXPECT_FALSE(SharePartition::restore(bad).ok());
   }
+  EXPECT_TRUE(
+      SharePartition::restore({0, {{0, kMaxRestoredWindow - 1, RecordState::available, 1}}}).ok());
   // A finished prefix moves the start, as the live window does.
   auto moved = SharePartition::restore(
       {5, {{5, 6, RecordState::acknowledged, 1}, {7, 7, RecordState::available, 1}}});

@@ -387,16 +387,19 @@ function drawGroups (data) {
       onclick: () => { open ? openGroups.delete(g.group) : openGroups.add(g.group); drawGroups(last.groups) }
     }, open ? '▾' : '▸')
     rows.push(el('tr', { class: 'group', data: { group: g.group, lag: total } },
-      el('td', {}, offsets.length ? toggle : null, g.group), td(g.state), num(fmtCount(g.members)),
+      el('td', {}, offsets.length ? toggle : null, g.group, g.type === 'share' ? ' (share)' : ''),
+      td(g.state), num(fmtCount(g.members)),
       num(fmtCount(total) + (unknown ? ` (+${unknown} unknown)` : ''))))
     // Always in the DOM (hidden while closed): the tests read them too.
     for (const o of offsets) {
       rows.push(el('tr', {
         class: 'offset', hidden: !open,
-        data: { group: g.group, topic: o.topic, partition: o.partition, offset: o.currentOffset, lag: o.lag }
+        data: { group: g.group, topic: o.topic, partition: o.partition, offset: o.currentOffset ?? o.startOffset, lag: o.lag }
       },
       el('td', { class: 'indent' }, `${o.topic} [${o.partition}]`),
-      td(`at ${fmtCount(o.currentOffset)} of ${fmtCount(o.logEndOffset)}`), td(''), num(fmtCount(o.lag))))
+      // A share group has no committed offset: its partitions start where it has finished.
+      td(g.type === 'share' ? `starts at ${fmtCount(o.startOffset)}`
+        : `at ${fmtCount(o.currentOffset)} of ${fmtCount(o.logEndOffset)}`), td(''), num(fmtCount(o.lag))))
     }
   }
   if (!rows.length) rows.push(emptyRow(4, 'no consumer group'))

@@ -56,11 +56,11 @@ ErrorCode share_session_for(RequestContext& ctx, const std::string& group_id,
   return state.sessions().continue_session(group_id, member_id, epoch, session);
 }
 
-groups::ShareGroupSettings share_group_settings_of(const RequestContext& ctx,
+groups::ShareGroupSettings share_group_settings_of(const BrokerState& broker,
                                                    const std::string& group_id) {
-  const auto& all = ctx.broker->metadata->image().group_configs();
+  const auto& all = broker.metadata->image().group_configs();
   auto it = all.find(group_id);
-  return groups::share_group_settings(ctx.broker->config->groups.share,
+  return groups::share_group_settings(broker.config->groups.share,
                                       it == all.end() ? nullptr : &it->second);
 }
 

@@ -62,8 +62,12 @@ std::vector<AckBatch> ack_batches(const Batches& in) {
 
 // The group's share.* settings (its GROUP config overrides over the broker's defaults), and
 // the limits its share partitions run with (the group's lock duration).
-groups::ShareGroupSettings share_group_settings_of(const RequestContext& ctx,
+groups::ShareGroupSettings share_group_settings_of(const BrokerState& broker,
                                                    const std::string& group_id);
+inline groups::ShareGroupSettings share_group_settings_of(const RequestContext& ctx,
+                                                          const std::string& group_id) {
+  return share_group_settings_of(*ctx.broker, group_id);
+}
 share::ShareLimits share_limits_of(const RequestContext& ctx,
                                    const groups::ShareGroupSettings& settings);
 
