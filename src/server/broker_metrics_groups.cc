@@ -111,65 +111,65 @@ void collect_mirrors(BrokerState& broker, MetricsSnapshot& s) {
 
 namespace metrics_text {
 
-void write_groups(PrometheusText& out, const MetricsSnapshot& s) {
-  out.family("mirra_consumer_group_members", MetricType::gauge, "Members of a consumer group.");
-  for (const GroupSample& g : s.groups) {
-    out.sample("mirra_consumer_group_members", {{"group", g.group}},
-               static_cast<double>(g.members));
+namespace {
+
+// The four families of one kind of group: its members, its state, an offset per partition
+// (committed, or a share group's start offset) and its lag.
+struct GroupFamilies {
+  std::string prefix;  // "mirra_consumer_group", "mirra_share_group"
+  const char* members_help;
+  const char* state_help;
+  const char* offset_name;  // after the prefix
+  const char* offset_help;
+  const char* lag_help;
+};
+
+void write_group_kind(PrometheusText& out, const std::vector<GroupSample>& groups,
+                      const std::vector<GroupOffsetSample>& offsets, const GroupFamilies& f) {
+  const std::string members = f.prefix + "_members", state = f.prefix + "_state",
+                    offset = f.prefix + "_" + f.offset_name, lag = f.prefix + "_lag";
+  out.family(members, MetricType::gauge, f.members_help);
+  for (const GroupSample& g : groups) {
+    out.sample(members, {{"group", g.group}}, static_cast<double>(g.members));
   }
-  out.family("mirra_consumer_group_state", MetricType::gauge,
-             "1 for the group's current state (Empty, PreparingRebalance, CompletingRebalance, "
-             "Stable, Dead).");
-  for (const GroupSample& g : s.groups) {
-    out.sample("mirra_consumer_group_state", {{"group", g.group}, {"state", g.state}}, 1);
-  }
-  out.family("mirra_consumer_group_committed_offset", MetricType::gauge,
-             "The group's committed offset for a partition.");
-  for (const GroupOffsetSample& o : s.group_offsets) {
-    const std::string partition = std::to_string(o.partition);
-    out.sample("mirra_consumer_group_committed_offset",
-               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+  out.family(state, MetricType::gauge, f.state_help);
+  for (const GroupSample& g : groups)
+    out.sample(state, {{"group", g.group}, {"state", g.state}}, 1);
+  out.family(offset, MetricType::gauge, f.offset_help);
+  for (const GroupOffsetSample& o : offsets) {
+    out.sample(offset,
+               {{"group", o.group}, {"topic", o.topic}, {"partition", std::to_string(o.partition)}},
                static_cast<double>(o.committed));
   }
-  out.family("mirra_consumer_group_lag", MetricType::gauge,
-             "Records between the group's committed offset and the partition's high watermark.");
-  for (const GroupOffsetSample& o : s.group_offsets) {
+  out.family(lag, MetricType::gauge, f.lag_help);
+  for (const GroupOffsetSample& o : offsets) {
     if (o.lag < 0) continue;
-    const std::string partition = std::to_string(o.partition);
-    out.sample("mirra_consumer_group_lag",
-               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
+    out.sample(lag,
+               {{"group", o.group}, {"topic", o.topic}, {"partition", std::to_string(o.partition)}},
                static_cast<double>(o.lag));
   }
 }
 
+}  // namespace
+
+void write_groups(PrometheusText& out, const MetricsSnapshot& s) {
+  write_group_kind(
+      out, s.groups, s.group_offsets,
+      {"mirra_consumer_group", "Members of a consumer group.",
+       "1 for the group's current state (Empty, PreparingRebalance, CompletingRebalance, Stable, "
+       "Dead).",
+       "committed_offset", "The group's committed offset for a partition.",
+       "Records between the group's committed offset and the partition's high watermark."});
+}
+
 void write_share_groups(PrometheusText& out, const MetricsSnapshot& s) {
-  out.family("mirra_share_group_members", MetricType::gauge, "Members of a share group.");
-  for (const GroupSample& g : s.share_groups) {
-    out.sample("mirra_share_group_members", {{"group", g.group}}, static_cast<double>(g.members));
-  }
-  out.family("mirra_share_group_state", MetricType::gauge,
-             "1 for the share group's current state (Empty, Stable).");
-  for (const GroupSample& g : s.share_groups) {
-    out.sample("mirra_share_group_state", {{"group", g.group}, {"state", g.state}}, 1);
-  }
-  out.family("mirra_share_group_start_offset", MetricType::gauge,
-             "The share-partition start offset: below it the group has finished every record.");
-  for (const GroupOffsetSample& o : s.share_group_offsets) {
-    const std::string partition = std::to_string(o.partition);
-    out.sample("mirra_share_group_start_offset",
-               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
-               static_cast<double>(o.committed));
-  }
-  out.family("mirra_share_group_lag", MetricType::gauge,
-             "Records of a partition the share group has still to finish (up to the high "
-             "watermark).");
-  for (const GroupOffsetSample& o : s.share_group_offsets) {
-    if (o.lag < 0) continue;
-    const std::string partition = std::to_string(o.partition);
-    out.sample("mirra_share_group_lag",
-               {{"group", o.group}, {"topic", o.topic}, {"partition", partition}},
-               static_cast<double>(o.lag));
-  }
+  write_group_kind(
+      out, s.share_groups, s.share_group_offsets,
+      {"mirra_share_group", "Members of a share group.",
+       "1 for the share group's current state (Empty, Stable).", "start_offset",
+       "The share-partition start offset: below it the group has finished every record.",
+       "Records of a partition the share group has still to finish (up to the high "
+       "watermark)."});
 }
 
 namespace {

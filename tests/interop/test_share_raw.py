@@ -19,6 +19,21 @@ def test_the_share_apis_are_advertised_at_kafka_4_2_versions(broker):
     assert ranges[SHARE_ACK] == (1, 2)
 
 
+def test_unknown_sessions_and_wrong_session_epochs_are_refused(broker):
+    topic_id = create_topic(broker.port, "share-raw-epochs")
+    a = Member(broker.port, topic_id)
+    body = {"group_id": "g", "member_id": a.member_id, "max_wait_ms": 0, "min_bytes": 0,
+            "max_bytes": 1 << 20, "max_records": 10, "batch_size": 10, "topics": []}
+    # No session yet: continuing one, or closing one, names none.
+    assert a.conn.call(SHARE_FETCH, 1, {**body, "share_session_epoch": 3})["error_code"] == 122
+    assert a.conn.call(SHARE_ACK, 1, {"group_id": "g", "member_id": a.member_id,
+                                      "share_session_epoch": -1, "topics": []})[
+        "error_code"] == 122  # SHARE_SESSION_NOT_FOUND
+    a.fetch()  # opens it: epoch 0, the next is 1
+    assert a.conn.call(SHARE_FETCH, 1, {**body, "share_session_epoch": 5})["error_code"] == 123
+    assert a.conn.call(SHARE_FETCH, 1, {**body, "share_session_epoch": 1})["error_code"] == 0
+
+
 def test_a_closed_connection_gives_its_members_records_back(broker):
     topic_id = create_topic(broker.port, "share-raw-close")
     a, b = Member(broker.port, topic_id), Member(broker.port, topic_id)
