@@ -34,19 +34,20 @@ Result<std::vector<MemberView>> member_views(const client::GroupDescription& d) 
   return out;
 }
 
-// Kafka's remarks on a group's state (stderr). False when the group does not exist.
-bool announce_state(const client::GroupDescription& d) {
+// Kafka's remarks on a group's state (stderr); an error when the group does not exist.
+Status announce_state(const client::GroupDescription& d) {
   if (d.status.code() == ErrorCode::GROUP_ID_NOT_FOUND || d.state == "Dead") {
-    fail(kCommand, fmt::format("Consumer group '{}' does not exist.", d.group_id));
-    return false;
+    return Status(ErrorCode::GROUP_ID_NOT_FOUND,
+                  fmt::format("Consumer group '{}' does not exist.", d.group_id));
   }
+  if (!d.status.ok()) return d.status;
   if (d.state == "Empty") {
     fmt::print(stderr, "Consumer group '{}' has no active members.\n", d.group_id);
   } else if (d.state == "PreparingRebalance" || d.state == "CompletingRebalance" ||
              d.state == "Assigning" || d.state == "Reconciling") {
     fmt::print(stderr, "Warning: Consumer group '{}' is rebalancing.\n", d.group_id);
   }
-  return true;
+  return Status::OK();
 }
 
 Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescription& d,
@@ -85,6 +86,7 @@ std::string state_view(const client::GroupDescription& d) {
 
 Result<std::string> view_of(client::SyncClient& c, const client::GroupDescription& d,
                             const GroupsCommand& cmd) {
+  if (Status s = announce_state(d); !s.ok()) return s;
   if (!d.protocol_type.empty() && d.protocol_type != groups::kConsumerProtocolType) {
     return Status(ErrorCode::INVALID_REQUEST,
                   fmt::format("group '{}' is not a consumer group (its protocol type is '{}')",
@@ -120,28 +122,19 @@ int describe(client::SyncClient& c, const GroupsCommand& cmd) {
   if (!groups.ok()) return fail(kCommand, groups.status().message());
   auto described = c.describe_groups(groups.value());
   if (!described.ok()) return fail(kCommand, described.status().message());
-  int exit_code = 0;
-  bool printed = false;
-  for (const client::GroupDescription& d : *described) {
-    if (!d.status.ok() && d.status.code() != ErrorCode::GROUP_ID_NOT_FOUND) {
-      exit_code = fail(kCommand, d.status.message());
-      continue;
-    }
-    if (!announce_state(d)) {
-      exit_code = 1;
-      continue;
-    }
-    auto view = view_of(c, d, cmd);
-    if (!view.ok()) {
-      exit_code = fail(kCommand, view.status().message());
-      continue;
-    }
-    if (view->empty()) continue;
-    // A blank line between the groups' tables, as Kafka's tool separates them.
-    fmt::print("{}{}", printed ? "\n" : "", view.value());
-    printed = true;
+  ViewPrinter printer(kCommand);
+  for (const client::GroupDescription& d : *described) printer.add(view_of(c, d, cmd));
+  return printer.exit_code();
+}
+
+void ViewPrinter::add(const Result<std::string>& view) {
+  if (!view.ok()) {
+    exit_code_ = fail(command_, view.status().message());
+    return;
   }
-  return exit_code;
+  if (view->empty()) return;
+  fmt::print("{}{}", printed_ ? "\n" : "", view.value());
+  printed_ = true;
 }
 
 }  // namespace mirra::cli::groups_cmd

@@ -114,24 +114,9 @@ int delete_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
 }
 
 int run_share_groups(const GroupsArgs& a) {
-  auto cmd = check_share_args(a);
-  if (!cmd.ok()) return fail(kCommand, cmd.status().message());
-  auto client = open_client(a.bootstrap, a.command_config, a.command_properties);
-  if (!client.ok()) return fail(kCommand, client.status().message());
-  client::SyncClient& c = *client.value();
-  switch (cmd->action) {
-    case GroupsAction::list:
-      return list(c, cmd.value());
-    case GroupsAction::describe:
-      return share_groups_cmd::describe(c, cmd.value());
-    case GroupsAction::remove:
-      return remove(c, cmd.value());
-    case GroupsAction::reset:
-      return share_groups_cmd::reset_offsets(c, cmd.value());
-    case GroupsAction::delete_offsets:
-      return delete_offsets(c, cmd.value());
-  }
-  return 1;
+  return groups_cmd::run_action(
+      kCommand, a, check_share_args(a),
+      {list, share_groups_cmd::describe, remove, share_groups_cmd::reset_offsets, delete_offsets});
 }
 
 }  // namespace
@@ -142,40 +127,7 @@ void add_share_groups_command(CLI::App& app, CommandResult& result) {
       app.add_subcommand("share-groups",
                          "List, describe, reset the start offsets of and delete share groups (like "
                          "kafka-share-groups.sh)");
-  add_bootstrap_option(sub, a->bootstrap);
-  sub->add_flag("--list", a->list, "List the share groups");
-  sub->add_flag("--describe", a->describe,
-                "Describe share groups: start offsets and lag (default), --members or --state");
-  sub->add_flag("--delete", a->remove, "Delete share groups that have no members");
-  sub->add_flag("--reset-offsets", a->reset, "Reset a share group's start offsets");
-  sub->add_flag("--delete-offsets", a->delete_offsets,
-                "Forget a share group's state for whole topics");
-  sub->add_option("--group", a->groups, "A share group (repeatable)");
-  sub->add_flag("--all-groups", a->all_groups, "Every share group");
-  sub->add_option("--topic", a->topics,
-                  "A topic, or topic:partition,partition for --reset-offsets (repeatable)");
-  sub->add_flag("--members", a->members, "With --describe: the members and their assignments");
-  sub->add_flag("--offsets", a->offsets, "With --describe: start offsets and lag (the default)");
-  sub->add_option("--state", a->state,
-                  "With --describe: the group's state; with --list: a STATE column, and only "
-                  "groups in these states (Stable, Empty)")
-      ->expected(0, 1);
-  sub->add_flag("--to-earliest", a->to_earliest, "Reset to the log start offsets");
-  sub->add_flag("--to-latest", a->to_latest, "Reset to the log end offsets");
-  sub->add_option("--to-offset", a->to_offset, "Reset to this offset (clamped to the log)");
-  sub->add_option("--to-datetime", a->to_datetime,
-                  "Reset to the first record at/after YYYY-MM-DDTHH:mm:SS.sss (UTC unless a zone "
-                  "follows)");
-  sub->add_flag("--all-topics", a->all_topics, "Every topic the group has start offsets for");
-  sub->add_flag("--dry-run", a->dry_run, "Only show the new start offsets (the default)");
-  sub->add_flag("--execute", a->execute, "Set the new start offsets");
-  sub->add_option("--command-property", a->command_properties, "Client property key=value");
-  sub->add_option("--command-config", a->command_config,
-                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
-  sub->callback([a, sub, &result] {
-    a->state_given = sub->count("--state") > 0;
-    result.exit_code = run_share_groups(*a);
-  });
+  groups_cmd::add_common_options(sub, a, "share", "start", result, run_share_groups);
 }
 
 }  // namespace mirra::cli

@@ -20,15 +20,16 @@ Result<std::string> offsets_view(client::SyncClient& c, const std::string& group
   return share_offsets_table(group, g.offsets, log_end.value());
 }
 
-// Kafka's remarks on a group's state (stderr).
-void announce_state(const client::ShareGroupDescription& d) {
+Result<std::string> view_of(client::SyncClient& c, const client::ShareGroupDescription& d,
+                            const GroupsCommand& cmd) {
+  if (d.status.code() == ErrorCode::GROUP_ID_NOT_FOUND || d.state == "Dead") {
+    return Status(ErrorCode::GROUP_ID_NOT_FOUND, missing_group(c, d.group_id));
+  }
+  if (!d.status.ok()) return d.status;
+  // Kafka's remark on an empty group (stderr).
   if (d.state == "Empty") {
     fmt::print(stderr, "Share group '{}' has no active members.\n", d.group_id);
   }
-}
-
-Result<std::string> view_of(client::SyncClient& c, const client::ShareGroupDescription& d,
-                            const GroupsCommand& cmd) {
   switch (cmd.view) {
     case DescribeView::state:
       return share_state_table(d);
@@ -47,29 +48,9 @@ int describe(client::SyncClient& c, const GroupsCommand& cmd) {
   if (!groups.ok()) return fail(kCommand, groups.status().message());
   auto described = c.describe_share_groups(groups.value());
   if (!described.ok()) return fail(kCommand, described.status().message());
-  int exit_code = 0;
-  bool printed = false;
-  for (const client::ShareGroupDescription& d : *described) {
-    if (d.status.code() == ErrorCode::GROUP_ID_NOT_FOUND || d.state == "Dead") {
-      exit_code = fail(kCommand, missing_group(c, d.group_id));
-      continue;
-    }
-    if (!d.status.ok()) {
-      exit_code = fail(kCommand, d.status.message());
-      continue;
-    }
-    announce_state(d);
-    auto view = view_of(c, d, cmd);
-    if (!view.ok()) {
-      exit_code = fail(kCommand, view.status().message());
-      continue;
-    }
-    if (view->empty()) continue;
-    // A blank line between the groups' tables, as Kafka's tool separates them.
-    fmt::print("{}{}", printed ? "\n" : "", view.value());
-    printed = true;
-  }
-  return exit_code;
+  groups_cmd::ViewPrinter printer(kCommand);
+  for (const client::ShareGroupDescription& d : *described) printer.add(view_of(c, d, cmd));
+  return printer.exit_code();
 }
 
 }  // namespace mirra::cli::share_groups_cmd

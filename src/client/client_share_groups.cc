@@ -85,6 +85,26 @@ asio::awaitable<Result<std::vector<ShareGroupOffsets>>> Client::share_group_offs
 
 // ---- AlterShareGroupOffsets, DeleteShareGroupOffsets ------------------------------------------
 
+namespace {
+
+// Sends one group's `req` to its coordinator; unless the group as a whole was refused (the
+// response's top-level error), `read(response, conn)` makes the per-item outcomes.
+template <typename T, typename Req, typename Read>
+asio::awaitable<Status> ask_share_group(BrokerConnection& conn, const Req& req,
+                                        const std::string& group, group_calls::GroupOutcome<T>& out,
+                                        Read read) {
+  auto reply = co_await conn.send(req);
+  if (!reply.ok()) co_return reply.status();
+  const auto& r = reply->body;
+  out.status = status_from(r.error_code, r.error_message, "share group " + group);
+  if (!out.status.ok()) co_return Status::OK();
+  out.value = read(r, conn);
+  out.status = group_status_of(out.value);
+  co_return Status::OK();
+}
+
+}  // namespace
+
 asio::awaitable<Result<std::vector<PartitionStatus>>> Client::alter_share_group_offsets(
     std::string group, std::vector<ShareGroupOffset> offsets) {
   using Outcome = group_calls::GroupOutcome<std::vector<PartitionStatus>>;
@@ -100,15 +120,12 @@ asio::awaitable<Result<std::vector<PartitionStatus>>> Client::alter_share_group_
       if (t.topic_name == o.tp.topic) t.partitions.push_back({o.tp.partition, o.start_offset, {}});
     }
   }
-  auto ask = [&](BrokerConnection& conn, Outcome& out) -> asio::awaitable<Status> {
-    auto reply = co_await conn.send(req);
-    if (!reply.ok()) co_return reply.status();
-    const auto& r = reply->body;
-    out.status = status_from(r.error_code, r.error_message, "share group " + group);
-    if (!out.status.ok()) co_return Status::OK();
-    out.value = group_calls::partition_outcomes(asked, r.responses, "AlterShareGroupOffsets", conn);
-    out.status = group_status_of(out.value);
-    co_return Status::OK();
+  auto ask = [&](BrokerConnection& conn, Outcome& out) {
+    auto read = [&asked](const protocol::AlterShareGroupOffsetsResponse& r,
+                         const BrokerConnection& c) {
+      return group_calls::partition_outcomes(asked, r.responses, "AlterShareGroupOffsets", c);
+    };
+    return ask_share_group(conn, req, group, out, read);
   };
   co_return co_await call_group_coordinator<std::vector<PartitionStatus>>(group, ask);
 }
@@ -119,25 +136,23 @@ asio::awaitable<Result<std::vector<TopicResult>>> Client::delete_share_group_off
   protocol::DeleteShareGroupOffsetsRequest req;
   req.group_id = group;
   for (const std::string& t : topics) req.topics.push_back({t, {}});
-  auto ask = [&](BrokerConnection& conn, Outcome& out) -> asio::awaitable<Status> {
-    auto reply = co_await conn.send(req);
-    if (!reply.ok()) co_return reply.status();
-    const auto& r = reply->body;
-    out.status = status_from(r.error_code, r.error_message, "share group " + group);
-    if (!out.status.ok()) co_return Status::OK();
-    out.value.clear();
-    for (const std::string& topic : topics) {
-      TopicResult& result = out.value.emplace_back();
-      result.name = topic;
-      result.status = no_answer("DeleteShareGroupOffsets", "topic " + topic, conn);
-      for (const auto& t : r.responses) {
-        if (t.topic_name != topic) continue;
-        result.status = status_from(t.error_code, t.error_message, "topic " + topic);
-        result.id = t.topic_id;
+  auto ask = [&](BrokerConnection& conn, Outcome& out) {
+    auto read = [&topics](const protocol::DeleteShareGroupOffsetsResponse& r,
+                          const BrokerConnection& c) {
+      std::vector<TopicResult> results;
+      for (const std::string& topic : topics) {
+        TopicResult& result = results.emplace_back();
+        result.name = topic;
+        result.status = no_answer("DeleteShareGroupOffsets", "topic " + topic, c);
+        for (const auto& t : r.responses) {
+          if (t.topic_name != topic) continue;
+          result.status = status_from(t.error_code, t.error_message, "topic " + topic);
+          result.id = t.topic_id;
+        }
       }
-    }
-    out.status = group_status_of(out.value);
-    co_return Status::OK();
+      return results;
+    };
+    return ask_share_group(conn, req, group, out, read);
   };
   co_return co_await call_group_coordinator<std::vector<TopicResult>>(group, ask);
 }
