@@ -3,8 +3,9 @@
 // option rules, value formats, reset plan and tables of `mirra groups` (groups_logic.h,
 // groups_command.h). This file has the options, --list, --delete and --delete-offsets;
 // share_groups_describe.cc and share_groups_reset.cc the rest.
+#include <algorithm>
+
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"

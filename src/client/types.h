@@ -282,7 +282,9 @@ struct GroupListing {
   std::string group_id;
   std::string protocol_type;  // "consumer" for consumer groups, "" for offsets-only groups
   std::string state;          // ListGroups v4+; empty from older brokers
-  std::string type;           // ListGroups v5+ ("consumer", "classic", "share"); else empty
+  // ListGroups v5+ ("consumer", "classic", "share"); else empty. Defaulted so that listings
+  // written as {id, protocol type, state} stay complete (-Wmissing-field-initializers).
+  std::string type = {};
 };
 
 // Every broker's groups (deduplicated, by id). A broker that could not be asked adds a Status to

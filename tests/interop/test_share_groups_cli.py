@@ -9,6 +9,8 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from mirra_testlib import Broker, assert_one_line_error, run_mirra, stop_cleanly, wait_until
+from mirra_testlib import succeeded as ok
+from mirra_testlib import table_rows as rows
 from share_consumer import ShareConsumer, consume
 from test_share_consumer import earliest, topic_with
 
@@ -29,20 +31,6 @@ def mirra(tmp_path_factory):
 
 def share_groups(broker, *args):
     return run_mirra("share-groups", "--bootstrap-server", broker.bootstrap, *[str(a) for a in args])
-
-
-def ok(r):
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
-
-
-def rows(out, first="GROUP"):
-    """The data rows of a table (whitespace-split), its header checked to start with `first`."""
-    lines = [line for line in out.splitlines() if line.strip()]
-    if not lines:
-        return []
-    assert lines[0].split()[0] == first, out
-    return [line.split() for line in lines[1:]]
 
 
 def start_offsets(broker, group, topic):
