@@ -31,6 +31,26 @@ Result<std::vector<std::string>> target_groups(client::SyncClient& c, const Grou
   return cmd.groups;
 }
 
+int delete_groups(client::SyncClient& c, std::string_view command, std::string_view kind,
+                  const std::vector<std::string>& groups) {
+  auto r = c.delete_groups(groups);
+  if (!r.ok()) return fail(command, r.status().message());
+  std::vector<std::string> deleted, failures;
+  for (const client::GroupResult& g : *r) {
+    if (g.status.ok()) {
+      deleted.push_back(fmt::format("'{}'", g.group_id));
+    } else {
+      failures.push_back(fmt::format("could not delete {}", g.status.message()));
+    }
+  }
+  if (!deleted.empty()) {
+    fmt::print("Deletion of requested {} groups ({}) was successful.\n", kind,
+               fmt::join(deleted, ", "));
+  }
+  if (!failures.empty()) return fail(command, fmt::format("{}", fmt::join(failures, "; ")));
+  return 0;
+}
+
 Result<std::vector<client::TopicPartition>> resolve_topics(client::SyncClient& c,
                                                            const std::vector<TopicSpec>& specs) {
   std::vector<client::TopicPartition> out;
@@ -48,6 +68,65 @@ Result<std::vector<client::TopicPartition>> resolve_topics(client::SyncClient& c
   return out;
 }
 
+int run_action(std::string_view command, const GroupsArgs& a, const Result<GroupsCommand>& cmd,
+               const GroupsActions& actions) {
+  if (!cmd.ok()) return fail(command, cmd.status().message());
+  auto client = open_client(a.bootstrap, a.command_config, a.command_properties);
+  if (!client.ok()) return fail(command, client.status().message());
+  client::SyncClient& c = *client.value();
+  switch (cmd->action) {
+    case GroupsAction::list:
+      return actions.list(c, cmd.value());
+    case GroupsAction::describe:
+      return actions.describe(c, cmd.value());
+    case GroupsAction::remove:
+      return actions.remove(c, cmd.value());
+    case GroupsAction::reset:
+      return actions.reset(c, cmd.value());
+    case GroupsAction::delete_offsets:
+      return actions.delete_offsets(c, cmd.value());
+  }
+  return 1;
+}
+
+void add_common_options(CLI::App* sub, std::shared_ptr<GroupsArgs> a, std::string_view kind,
+                        std::string_view offsets, CommandResult& result,
+                        int (*run)(const GroupsArgs&)) {
+  add_bootstrap_option(sub, a->bootstrap);
+  sub->add_flag("--list", a->list, fmt::format("List the {} groups", kind));
+  sub->add_flag("--describe", a->describe,
+                "Describe groups: offsets and lag (default), --members or --state");
+  sub->add_flag("--delete", a->remove, "Delete groups that have no members");
+  sub->add_flag("--reset-offsets", a->reset, fmt::format("Reset a group's {} offsets", offsets));
+  sub->add_flag("--delete-offsets", a->delete_offsets, "Delete a group's offsets of topics");
+  sub->add_option("--group", a->groups, "A group (repeatable)");
+  sub->add_flag("--all-groups", a->all_groups, fmt::format("Every {} group", kind));
+  sub->add_option("--topic", a->topics, "A topic, or topic:partition,partition (repeatable)");
+  sub->add_flag("--members", a->members, "With --describe: the members");
+  sub->add_flag("--offsets", a->offsets, "With --describe: offsets and lag (the default)");
+  sub->add_option("--state", a->state,
+                  "With --describe: the group's state; with --list: a STATE column, and only "
+                  "groups in these states (e.g. Stable,Empty)")
+      ->expected(0, 1);
+  sub->add_flag("--to-earliest", a->to_earliest, "Reset to the log start offsets");
+  sub->add_flag("--to-latest", a->to_latest, "Reset to the log end offsets");
+  sub->add_option("--to-offset", a->to_offset, "Reset to this offset (clamped to the log)");
+  sub->add_option("--to-datetime", a->to_datetime,
+                  "Reset to the first record at/after YYYY-MM-DDTHH:mm:SS.sss (UTC unless a zone "
+                  "follows)");
+  sub->add_flag("--all-topics", a->all_topics,
+                fmt::format("Every topic the group has {} offsets for", offsets));
+  sub->add_flag("--dry-run", a->dry_run, "Only show the new offsets (the default)");
+  sub->add_flag("--execute", a->execute, "Set the new offsets");
+  sub->add_option("--command-property", a->command_properties, "Client property key=value");
+  sub->add_option("--command-config", a->command_config,
+                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
+  sub->callback([a, sub, &result, run] {
+    a->state_given = sub->count("--state") > 0;
+    result.exit_code = run(*a);
+  });
+}
+
 }  // namespace groups_cmd
 
 namespace {
@@ -61,16 +140,11 @@ int list(client::SyncClient& c, const GroupsCommand& cmd) {
     return fail(kCommand, fmt::format("cannot list the groups of every broker: {}",
                                       listed->errors.front().message()));
   }
-  Table table({"GROUP", "STATE"}, {15, 20});
+  std::vector<client::GroupListing> consumer_groups;
   for (const client::GroupListing& g : listed->groups) {
-    if (g.protocol_type != "consumer" && !g.protocol_type.empty()) continue;
-    if (!cmd.with_state) {
-      fmt::print("{}\n", g.group_id);
-    } else {
-      table.add({g.group_id, g.state.empty() ? "Unknown" : g.state});
-    }
+    if (g.protocol_type == "consumer" || g.protocol_type.empty()) consumer_groups.push_back(g);
   }
-  if (cmd.with_state) fmt::print("{}", table.render());
+  fmt::print("{}", group_listing(consumer_groups, cmd.with_state));
   return 0;
 }
 
@@ -78,22 +152,7 @@ int remove(client::SyncClient& c, const GroupsCommand& cmd) {
   auto groups = groups_cmd::target_groups(c, cmd);
   if (!groups.ok()) return fail(kCommand, groups.status().message());
   if (groups->empty()) return fail(kCommand, "there are no consumer groups to delete");
-  auto r = c.delete_groups(groups.value());
-  if (!r.ok()) return fail(kCommand, r.status().message());
-  std::vector<std::string> deleted, failures;
-  for (const client::GroupResult& g : *r) {
-    if (g.status.ok()) {
-      deleted.push_back(fmt::format("'{}'", g.group_id));
-    } else {
-      failures.push_back(fmt::format("could not delete {}", g.status.message()));
-    }
-  }
-  if (!deleted.empty()) {
-    fmt::print("Deletion of requested consumer groups ({}) was successful.\n",
-               fmt::join(deleted, ", "));
-  }
-  if (!failures.empty()) return fail(kCommand, fmt::format("{}", fmt::join(failures, "; ")));
-  return 0;
+  return groups_cmd::delete_groups(c, kCommand, "consumer", groups.value());
 }
 
 // Kafka's wording for the group-level answers of OffsetDelete.
@@ -133,40 +192,9 @@ int delete_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
 }
 
 int run_groups(const GroupsArgs& a) {
-  auto cmd = check_args(a);
-  if (!cmd.ok()) return fail(kCommand, cmd.status().message());
-  auto client = open_client(a.bootstrap, a.command_config, a.command_properties);
-  if (!client.ok()) return fail(kCommand, client.status().message());
-  client::SyncClient& c = *client.value();
-  switch (cmd->action) {
-    case GroupsAction::list:
-      return list(c, cmd.value());
-    case GroupsAction::describe:
-      return groups_cmd::describe(c, cmd.value());
-    case GroupsAction::remove:
-      return remove(c, cmd.value());
-    case GroupsAction::reset:
-      return groups_cmd::reset_offsets(c, cmd.value());
-    case GroupsAction::delete_offsets:
-      return delete_offsets(c, cmd.value());
-  }
-  return 1;
-}
-
-void add_reset_options(CLI::App* sub, GroupsArgs& a) {
-  sub->add_flag("--to-earliest", a.to_earliest, "Reset to the log start offsets");
-  sub->add_flag("--to-latest", a.to_latest, "Reset to the log end offsets");
-  sub->add_flag("--to-current", a.to_current, "Reset to the committed offsets");
-  sub->add_option("--to-offset", a.to_offset, "Reset to this offset (clamped to the log)");
-  sub->add_option("--shift-by", a.shift_by, "Move the committed offsets by N (may be negative)");
-  sub->add_option("--to-datetime", a.to_datetime,
-                  "Reset to the first record at/after YYYY-MM-DDTHH:mm:SS.sss (UTC unless a zone "
-                  "follows)");
-  sub->add_option("--by-duration", a.by_duration,
-                  "Reset to the first record at/after now minus PnDTnHnMnS");
-  sub->add_flag("--all-topics", a.all_topics, "Every topic the group has offsets for");
-  sub->add_flag("--dry-run", a.dry_run, "Only show the new offsets (the default)");
-  sub->add_flag("--execute", a.execute, "Commit the new offsets");
+  return groups_cmd::run_action(
+      kCommand, a, check_args(a),
+      {list, groups_cmd::describe, remove, groups_cmd::reset_offsets, delete_offsets});
 }
 
 }  // namespace
@@ -177,32 +205,12 @@ void add_groups_command(CLI::App& app, CommandResult& result) {
       app.add_subcommand("groups",
                          "List, describe, reset the offsets of and delete consumer groups (like "
                          "kafka-consumer-groups.sh)");
-  add_bootstrap_option(sub, a->bootstrap);
-  sub->add_flag("--list", a->list, "List the consumer groups");
-  sub->add_flag("--describe", a->describe,
-                "Describe groups: offsets and lag (default), "
-                "--members or --state");
-  sub->add_flag("--delete", a->remove, "Delete groups that have no members");
-  sub->add_flag("--reset-offsets", a->reset, "Reset a group's committed offsets");
-  sub->add_flag("--delete-offsets", a->delete_offsets, "Delete a group's offsets of topics");
-  sub->add_option("--group", a->groups, "A group (repeatable)");
-  sub->add_flag("--all-groups", a->all_groups, "Every consumer group");
-  sub->add_option("--topic", a->topics, "A topic, or topic:partition,partition (repeatable)");
-  sub->add_flag("--members", a->members, "With --describe: the members");
-  sub->add_flag("--offsets", a->offsets, "With --describe: offsets and lag (the default)");
+  groups_cmd::add_common_options(sub, a, "consumer", "committed", result, run_groups);
   sub->add_flag("--verbose", a->verbose, "With --describe --members: their assignments");
-  sub->add_option("--state", a->state,
-                  "With --describe: the group's state; with --list: a STATE column, and only "
-                  "groups in these states (e.g. Stable,Empty)")
-      ->expected(0, 1);
-  add_reset_options(sub, *a);
-  sub->add_option("--command-property", a->command_properties, "Client property key=value");
-  sub->add_option("--command-config", a->command_config,
-                  "Client properties file (security.protocol, sasl.*, ssl.*, ...)");
-  sub->callback([a, sub, &result] {
-    a->state_given = sub->count("--state") > 0;
-    result.exit_code = run_groups(*a);
-  });
+  sub->add_flag("--to-current", a->to_current, "Reset to the committed offsets");
+  sub->add_option("--shift-by", a->shift_by, "Move the committed offsets by N (may be negative)");
+  sub->add_option("--by-duration", a->by_duration,
+                  "Reset to the first record at/after now minus PnDTnHnMnS");
 }
 
 }  // namespace mirra::cli

@@ -34,34 +34,20 @@ Result<std::vector<MemberView>> member_views(const client::GroupDescription& d) 
   return out;
 }
 
-// Kafka's remarks on a group's state (stderr). False when the group does not exist.
-bool announce_state(const client::GroupDescription& d) {
+// Kafka's remarks on a group's state (stderr); an error when the group does not exist.
+Status announce_state(const client::GroupDescription& d) {
   if (d.status.code() == ErrorCode::GROUP_ID_NOT_FOUND || d.state == "Dead") {
-    fail(kCommand, fmt::format("Consumer group '{}' does not exist.", d.group_id));
-    return false;
+    return Status(ErrorCode::GROUP_ID_NOT_FOUND,
+                  fmt::format("Consumer group '{}' does not exist.", d.group_id));
   }
+  if (!d.status.ok()) return d.status;
   if (d.state == "Empty") {
     fmt::print(stderr, "Consumer group '{}' has no active members.\n", d.group_id);
   } else if (d.state == "PreparingRebalance" || d.state == "CompletingRebalance" ||
              d.state == "Assigning" || d.state == "Reconciling") {
     fmt::print(stderr, "Warning: Consumer group '{}' is rebalancing.\n", d.group_id);
   }
-  return true;
-}
-
-// Log end offsets of `tps`; a partition whose offset cannot be had is left out ("-").
-Result<std::map<TopicPartition, int64_t>> log_end_offsets(client::SyncClient& c,
-                                                          const std::vector<TopicPartition>& tps) {
-  std::map<TopicPartition, int64_t> out;
-  if (tps.empty()) return out;
-  std::vector<client::OffsetQuery> queries;
-  for (const TopicPartition& tp : tps) queries.push_back({tp, client::kLatestTimestamp});
-  auto offsets = c.list_offsets(std::move(queries));
-  if (!offsets.ok()) return offsets.status();
-  for (const client::PartitionOffset& o : *offsets) {
-    if (o.status.ok()) out[o.tp] = o.offset;
-  }
-  return out;
+  return Status::OK();
 }
 
 Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescription& d,
@@ -90,37 +76,17 @@ Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescr
   return table.render();
 }
 
-std::string members_view(const client::GroupDescription& d, const std::vector<MemberView>& members,
-                         bool verbose) {
-  if (members.empty()) return "";
-  bool instance_ids = false;
-  for (const MemberView& m : members) instance_ids = instance_ids || !m.group_instance_id.empty();
-  std::vector<std::string> header = {"GROUP", "CONSUMER-ID"};
-  if (instance_ids) header.push_back("GROUP-INSTANCE-ID");
-  header.insert(header.end(), {"HOST", "CLIENT-ID", "#PARTITIONS"});
-  if (verbose) header.push_back("ASSIGNMENT");
-  Table table(header, {15, 15, instance_ids ? size_t{17} : size_t{15}, 15, 15, 15});
-  for (const MemberView& m : members) {
-    std::vector<std::string> row = {d.group_id, m.consumer_id};
-    if (instance_ids) row.push_back(m.group_instance_id);
-    row.insert(row.end(), {m.host, m.client_id, std::to_string(m.assignment.size())});
-    if (verbose) row.push_back(format_assignment(m.assignment));
-    table.add(std::move(row));
-  }
-  return table.render();
-}
-
 std::string state_view(const client::GroupDescription& d) {
   Table table({"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"},
               {15, 25, 20, 15});
-  const client::Coordinator& co = d.coordinator;
-  table.add({d.group_id, fmt::format("{}:{}  ({})", co.host, co.port, co.node_id),
-             d.protocol.empty() ? "-" : d.protocol, d.state, std::to_string(d.members.size())});
+  table.add({d.group_id, coordinator_cell(d.coordinator), d.protocol.empty() ? "-" : d.protocol,
+             d.state, std::to_string(d.members.size())});
   return table.render();
 }
 
 Result<std::string> view_of(client::SyncClient& c, const client::GroupDescription& d,
                             const GroupsCommand& cmd) {
+  if (Status s = announce_state(d); !s.ok()) return s;
   if (!d.protocol_type.empty() && d.protocol_type != groups::kConsumerProtocolType) {
     return Status(ErrorCode::INVALID_REQUEST,
                   fmt::format("group '{}' is not a consumer group (its protocol type is '{}')",
@@ -129,39 +95,46 @@ Result<std::string> view_of(client::SyncClient& c, const client::GroupDescriptio
   if (cmd.view == DescribeView::state) return state_view(d);
   auto members = member_views(d);
   if (!members.ok()) return members.status();
-  if (cmd.view == DescribeView::members) return members_view(d, members.value(), cmd.verbose);
+  if (cmd.view == DescribeView::members) {
+    return members_table(d.group_id, members.value(), cmd.verbose);
+  }
   return offsets_view(c, d, members.value());
 }
 
 }  // namespace
+
+Result<std::map<TopicPartition, int64_t>> log_end_offsets(client::SyncClient& c,
+                                                          const std::vector<TopicPartition>& tps) {
+  std::map<TopicPartition, int64_t> out;
+  if (tps.empty()) return out;
+  std::vector<client::OffsetQuery> queries;
+  for (const TopicPartition& tp : tps) queries.push_back({tp, client::kLatestTimestamp});
+  auto offsets = c.list_offsets(std::move(queries));
+  if (!offsets.ok()) return offsets.status();
+  for (const client::PartitionOffset& o : *offsets) {
+    if (o.status.ok()) out[o.tp] = o.offset;
+  }
+  return out;
+}
 
 int describe(client::SyncClient& c, const GroupsCommand& cmd) {
   auto groups = target_groups(c, cmd);
   if (!groups.ok()) return fail(kCommand, groups.status().message());
   auto described = c.describe_groups(groups.value());
   if (!described.ok()) return fail(kCommand, described.status().message());
-  int exit_code = 0;
-  bool printed = false;
-  for (const client::GroupDescription& d : *described) {
-    if (!d.status.ok() && d.status.code() != ErrorCode::GROUP_ID_NOT_FOUND) {
-      exit_code = fail(kCommand, d.status.message());
-      continue;
-    }
-    if (!announce_state(d)) {
-      exit_code = 1;
-      continue;
-    }
-    auto view = view_of(c, d, cmd);
-    if (!view.ok()) {
-      exit_code = fail(kCommand, view.status().message());
-      continue;
-    }
-    if (view->empty()) continue;
-    // A blank line between the groups' tables, as Kafka's tool separates them.
-    fmt::print("{}{}", printed ? "\n" : "", view.value());
-    printed = true;
+  ViewPrinter printer(kCommand);
+  for (const client::GroupDescription& d : *described) printer.add(view_of(c, d, cmd));
+  return printer.exit_code();
+}
+
+void ViewPrinter::add(const Result<std::string>& view) {
+  if (!view.ok()) {
+    exit_code_ = fail(command_, view.status().message());
+    return;
   }
-  return exit_code;
+  if (view->empty()) return;
+  fmt::print("{}{}", printed_ ? "\n" : "", view.value());
+  printed_ = true;
 }
 
 }  // namespace mirra::cli::groups_cmd

@@ -2,6 +2,8 @@
 // groups_logic.cc) from the group's committed offsets and the partitions' log start/end (and
 // by-time) offsets, prints the plan, and with --execute commits it. As kafka-consumer-groups.sh
 // it refuses a group that has members: their own commits would overwrite the reset.
+// run_resets() is also `mirra share-groups --reset-offsets`' (share_groups_reset.cc), with its
+// own steps.
 #include <fmt/format.h>
 
 #include "base/clock.h"
@@ -42,7 +44,56 @@ Result<std::map<TopicPartition, int64_t>> committed_offsets(client::SyncClient& 
   return out;
 }
 
-// The facts plan_offset needs, from one ListOffsets round for every partition.
+// The new offsets of the partitions cmd names (or, with --all-topics, of those in `current`).
+Result<std::vector<client::OffsetToCommit>> plan(client::SyncClient& c, const GroupsCommand& cmd,
+                                                 const std::map<TopicPartition, int64_t>& current) {
+  std::vector<TopicPartition> tps;
+  if (cmd.all_topics) {
+    for (const auto& entry : current) tps.push_back(entry.first);
+  } else {
+    auto resolved = resolve_topics(c, cmd.topics);
+    if (!resolved.ok()) return resolved.status();
+    tps = std::move(resolved.value());
+  }
+  auto facts = partition_facts(c, tps, current, reset_timestamp(cmd.reset));
+  if (!facts.ok()) return facts.status();
+  std::vector<client::OffsetToCommit> out;
+  for (size_t i = 0; i < tps.size(); ++i) {
+    auto offset = plan_offset(cmd.reset, tps[i], (*facts)[i]);
+    if (!offset.ok()) return offset.status();
+    out.push_back({tps[i], offset.value(), -1, std::nullopt});
+  }
+  return out;
+}
+
+// One group's reset: checked, planned, and with --execute applied.
+Result<std::vector<client::OffsetToCommit>> reset_group(client::SyncClient& c,
+                                                        const std::string& group,
+                                                        const GroupsCommand& cmd,
+                                                        const ResetSteps& steps) {
+  if (Status s = steps.check(c, group); !s.ok()) return s;
+  auto current = steps.current(c, group);
+  if (!current.ok()) return current.status();
+  auto planned = plan(c, cmd, current.value());
+  if (!planned.ok()) return planned.status();
+  if (cmd.execute && !planned->empty()) {
+    if (Status s = steps.apply(c, group, planned.value()); !s.ok()) return s;
+  }
+  return planned;
+}
+
+Status commit(client::SyncClient& c, const std::string& group,
+              const std::vector<client::OffsetToCommit>& offsets) {
+  auto r = c.offset_commit(group, offsets);
+  if (!r.ok()) return r.status();
+  for (const client::PartitionStatus& p : *r) {
+    if (!p.status.ok()) return p.status;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<PartitionFacts>> partition_facts(
     client::SyncClient& c, const std::vector<TopicPartition>& tps,
     const std::map<TopicPartition, int64_t>& committed, std::optional<int64_t> timestamp) {
@@ -73,56 +124,21 @@ Result<std::vector<PartitionFacts>> partition_facts(
   return out;
 }
 
-Result<std::vector<client::OffsetToCommit>> plan(client::SyncClient& c, const std::string& group,
-                                                 const GroupsCommand& cmd) {
-  auto committed = committed_offsets(c, group);
-  if (!committed.ok()) return committed.status();
-  std::vector<TopicPartition> tps;
-  if (cmd.all_topics) {
-    for (const auto& entry : committed.value()) tps.push_back(entry.first);
-  } else {
-    auto resolved = resolve_topics(c, cmd.topics);
-    if (!resolved.ok()) return resolved.status();
-    tps = std::move(resolved.value());
-  }
-  std::optional<int64_t> timestamp;
-  if (cmd.reset.kind == ResetKind::datetime) timestamp = cmd.reset.value;
-  if (cmd.reset.kind == ResetKind::duration) timestamp = now_ms() - cmd.reset.value;
-  auto facts = partition_facts(c, tps, committed.value(), timestamp);
-  if (!facts.ok()) return facts.status();
-  std::vector<client::OffsetToCommit> out;
-  for (size_t i = 0; i < tps.size(); ++i) {
-    auto offset = plan_offset(cmd.reset, tps[i], (*facts)[i]);
-    if (!offset.ok()) return offset.status();
-    out.push_back({tps[i], offset.value(), -1, std::nullopt});
-  }
-  return out;
+std::optional<int64_t> reset_timestamp(const ResetSpec& spec) {
+  if (spec.kind == ResetKind::datetime) return spec.value;
+  if (spec.kind == ResetKind::duration) return now_ms() - spec.value;
+  return std::nullopt;
 }
 
-Status commit(client::SyncClient& c, const std::string& group,
-              const std::vector<client::OffsetToCommit>& offsets) {
-  auto r = c.offset_commit(group, offsets);
-  if (!r.ok()) return r.status();
-  for (const client::PartitionStatus& p : *r) {
-    if (!p.status.ok()) return p.status;
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-int reset_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
-  auto groups = target_groups(c, cmd);
-  if (!groups.ok()) return fail(kCommand, groups.status().message());
+int run_resets(client::SyncClient& c, std::string_view command, const GroupsCommand& cmd,
+               const std::vector<std::string>& groups, const ResetSteps& steps) {
   Table table({"GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"}, {30, 30, 10});
   bool any = false;
   int exit_code = 0;
-  for (const std::string& group : groups.value()) {
-    Status s = check_inactive(c, group);
-    auto planned = s.ok() ? plan(c, group, cmd) : Result<std::vector<client::OffsetToCommit>>(s);
-    if (planned.ok() && cmd.execute && !planned->empty()) s = commit(c, group, planned.value());
-    if (!planned.ok() || !s.ok()) {
-      exit_code = fail(kCommand, planned.ok() ? s.message() : planned.status().message());
+  for (const std::string& group : groups) {
+    auto planned = reset_group(c, group, cmd, steps);
+    if (!planned.ok()) {
+      exit_code = fail(command, planned.status().message());
       continue;
     }
     for (const client::OffsetToCommit& o : planned.value()) {
@@ -132,6 +148,12 @@ int reset_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
   }
   if (any) fmt::print("{}", table.render());
   return exit_code;
+}
+
+int reset_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
+  auto groups = target_groups(c, cmd);
+  if (!groups.ok()) return fail(kCommand, groups.status().message());
+  return run_resets(c, kCommand, cmd, groups.value(), {check_inactive, committed_offsets, commit});
 }
 
 }  // namespace mirra::cli::groups_cmd

@@ -9,6 +9,8 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from conftest import TIMEOUT, Broker, assert_one_line_error, mirra
+from mirra_testlib import succeeded as ok
+from mirra_testlib import table_rows as rows
 from mirra_testlib import wait_until
 
 OVERRIDES = {
@@ -27,20 +29,6 @@ def server(tmp_path):
 
 def groups(server, *args):
     return mirra("groups", "--bootstrap-server", server.bootstrap, *args)
-
-
-def ok(r):
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
-
-
-def rows(out, first="GROUP"):
-    """The data rows of a table (whitespace-split), its header checked to start with `first`."""
-    lines = [line for line in out.splitlines() if line.strip()]
-    if not lines:
-        return []
-    assert lines[0].split()[0] == first, out
-    return [line.split() for line in lines[1:]]
 
 
 def make_topic(server, topic, partitions, records_per_partition):

@@ -79,6 +79,22 @@ def run_mirra(*args, input=None, timeout=30.0, cwd=None):
                           timeout=timeout, cwd=cwd)
 
 
+def succeeded(r):
+    """The stdout of a finished `mirra` command, which must have exited 0."""
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def table_rows(out, first="GROUP"):
+    """The data rows of a table the CLI printed (whitespace-split), its header checked to start
+    with `first`."""
+    lines = [line for line in out.splitlines() if line.strip()]
+    if not lines:
+        return []
+    assert lines[0].split()[0] == first, out
+    return [line.split() for line in lines[1:]]
+
+
 def assert_one_line_error(r, *fragments):
     """Exit code 1 and exactly one line on stderr containing every fragment."""
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
