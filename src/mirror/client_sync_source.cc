@@ -52,6 +52,23 @@ asio::awaitable<Result<std::vector<security::AclBinding>>> ClientSyncSource::acl
   co_return co_await client_->describe_acls(security::AclBindingFilter{});  // matches every ACL
 }
 
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+ClientSyncSource::share_group_offsets(std::vector<std::string> groups,
+                                      std::vector<client::TopicPartition> partitions) {
+  // One DescribeShareGroupOffsets per coordinator for all the groups, as OffsetFetch above.
+  auto fetched = co_await client_->share_group_offsets(std::move(groups), std::move(partitions));
+  if (!fetched.ok()) co_return fetched.status();
+  std::map<std::string, Result<std::vector<client::ShareGroupOffset>>> out;
+  for (client::ShareGroupOffsets& g : fetched.value()) {
+    if (g.status.ok()) {
+      out.insert_or_assign(g.group_id, std::move(g.offsets));
+    } else {
+      out.insert_or_assign(g.group_id, std::move(g.status));
+    }
+  }
+  co_return out;
+}
+
 void ClientSyncSource::close() { client_->close(); }
 
 }  // namespace mirra::mirror

@@ -55,8 +55,8 @@ def describe(dst):
 
 def describe_sync(dst):
     """The sync tasks' rows (docs/mirroring.md "Watch it"): "type" "sync", one per mirror and
-    kind (topics, configs, partitions, groups), and "syncGroup", one per group with something
-    to say."""
+    kind (topics, configs, partitions, groups, acls, share-groups), and "syncGroup", one per group
+    with something to say (its "kind": groups or share-groups)."""
     return [r for r in describe_json(dst) if r.get("type") in ("sync", "syncGroup")]
 
 

@@ -75,6 +75,32 @@ FakeSyncSource::committed_offsets(std::vector<std::string> groups,
   co_return out;
 }
 
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+FakeSyncSource::share_group_offsets(std::vector<std::string> groups,
+                                    std::vector<client::TopicPartition> partitions) {
+  ++share_offsets_calls;
+  if (!share_offsets_error.ok()) co_return share_offsets_error;
+  std::map<std::string, Result<std::vector<client::ShareGroupOffset>>> out;
+  for (const std::string& g : groups) {
+    if (auto e = group_errors.find(g); e != group_errors.end()) {
+      out.insert_or_assign(g, e->second);
+      continue;
+    }
+    std::vector<client::ShareGroupOffset> found;
+    const auto it = share_offsets.find(g);
+    for (const client::TopicPartition& tp : partitions) {
+      client::ShareGroupOffset o;
+      o.tp = tp;
+      if (it != share_offsets.end()) {
+        if (auto s = it->second.find(tp); s != it->second.end()) o = s->second;
+      }
+      found.push_back(o);
+    }
+    out.insert_or_assign(g, std::move(found));
+  }
+  co_return out;
+}
+
 asio::awaitable<std::vector<Status>> FakeSyncDestination::add_topics(
     const std::string& mirror, std::vector<std::string> names) {
   std::vector<Status> out;
@@ -139,6 +165,25 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> FakeSyncDestinatio
   for (client::OffsetToCommit& o : offsets) {
     out.push_back({o.tp, Status::OK()});
     committed[group_id].insert_or_assign(o.tp, std::move(o));
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<client::PartitionStatus>>>
+FakeSyncDestination::alter_share_offsets(const std::string& group_id,
+                                         std::vector<client::ShareGroupOffset> offsets) {
+  ++share_writes;
+  if (auto e = share_errors.find(group_id); e != share_errors.end()) co_return e->second;
+  DestinationGroup& g = groups[group_id];
+  if (g.exists && g.protocol_type != "share") {
+    co_return Status(ErrorCode::GROUP_ID_NOT_FOUND, "not a share group");
+  }
+  if (g.members > 0) co_return Status(ErrorCode::NON_EMPTY_GROUP, "the group has members");
+  g = {true, "share", 0};
+  std::vector<client::PartitionStatus> out;
+  for (const client::ShareGroupOffset& o : offsets) {
+    out.push_back({o.tp, Status::OK()});
+    share_starts[group_id].insert_or_assign(o.tp, o.start_offset);
   }
   co_return out;
 }
