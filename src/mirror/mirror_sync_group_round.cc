@@ -215,10 +215,12 @@ std::optional<Status> MirrorSync::check_group(SyncKind kind, const std::string& 
     return Status::OK();
   }
   if (dest.exists && !type_ok(dest.protocol_type)) {
-    const std::string type = dest.protocol_type.empty() ? "offsets-only" : dest.protocol_type;
+    const std::string what = dest.protocol_type.empty()
+                                 ? std::string("an offsets-only group")
+                                 : fmt::format("a {} group", dest.protocol_type);
     Status refused(ErrorCode::GROUP_ID_NOT_FOUND,
-                   fmt::format("group {} is a {} group on the destination, not a {} group", group,
-                               type, kind == SyncKind::kShareGroups ? "share" : "consumer"));
+                   fmt::format("group {} is {} on the destination, not a {} group", group, what,
+                               kind == SyncKind::kShareGroups ? "share" : "consumer"));
     set_group_error(group, st, refused);
     return refused;
   }

@@ -10,10 +10,10 @@ destination syncs every 500 ms; every wait is a bounded poll of a condition, nev
 import re
 
 import confluent_kafka
-from confluent_kafka import TopicPartition
 
 from mirra_testlib import connect, run_mirra, wait_until
-from mirroring import caught_up, describe_sync, ok, start_mirror
+from mirroring import (caught_up, commit_offsets, committed_offsets, describe_sync, ok,
+                       start_mirror)
 from msg_codec import Connection
 from raw_admin import incremental_alter
 from share_consumer import consume
@@ -82,28 +82,6 @@ def make_share_group(broker, group, topic):
     assert all(p["error_code"] == 0 for t in r["responses"] for p in t["partitions"]), r
 
 
-def commit(broker, group, offsets, topic):
-    """An admin commit of {partition: offset}: a consumer group holding committed offsets."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
-                                  "enable.auto.commit": False})
-    try:
-        tps = [TopicPartition(topic, p, o) for p, o in offsets.items()]
-        for tp in c.commit(offsets=tps, asynchronous=False):
-            assert tp.error is None, tp
-    finally:
-        c.close()
-
-
-def committed(broker, group, topic, partitions=PARTITIONS):
-    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
-                                  "enable.auto.commit": False})
-    try:
-        got = c.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
-        return {tp.partition: tp.offset for tp in got}
-    finally:
-        c.close()
-
-
 def share_rounds(dst):
     """How many rounds the share-groups sync of mirror dr has run."""
     rows = [r for r in describe_sync(dst) if r["type"] == "sync" and r["kind"] == "share-groups"]
@@ -163,20 +141,20 @@ def test_a_group_of_the_other_type_on_either_side_fails_alone(make_broker, tmp_p
     # Y: a consumer group on the source, a share group on the destination. Both made on the
     # destination before the mirror exists, so its sync never makes them first.
     create_topic(dst, "local", partitions=1)
-    commit(dst, "X", {0: 1}, topic="local")
+    commit_offsets(dst, "X", {0: 1}, "local")
     make_share_group(dst, "Y", "local")
     for g in ("X", "Z"):
         earliest(src, g)
         share_consume(src, g, 20)
-    commit(src, "Y", {0: 3, 1: 4}, topic="orders")
-    commit(src, "cg", {0: 5, 1: 6}, topic="orders")
+    commit_offsets(src, "Y", {0: 3, 1: 4}, "orders")
+    commit_offsets(src, "cg", {0: 5, 1: 6}, "orders")
     start_mirror(src, dst, tmp_path, "orders")
     wait_until(lambda: caught_up(src, dst, "orders", PARTITIONS), STEP, "orders mirrored")
 
     # Z and cg sync; X and Y fail with GROUP_ID_NOT_FOUND, each under its own kind, and only they
     # have something to say.
     wait_until(lambda: start_offsets(dst, "Z") == {0: 10, 1: 10}, STEP, "Z's start offsets")
-    wait_until(lambda: committed(dst, "cg", "orders") == {0: 5, 1: 6}, STEP, "cg's offsets")
+    wait_until(lambda: committed_offsets(dst, "cg", "orders", PARTITIONS) == {0: 5, 1: 6}, STEP, "cg's offsets")
     wait_until(lambda: {"X", "Y"} <= set(sync_groups(dst)), STEP, "X and Y in describe")
     rows = sync_groups(dst)
     assert set(rows) == {"X", "Y"}, rows
@@ -191,7 +169,7 @@ def test_a_group_of_the_other_type_on_either_side_fails_alone(make_broker, tmp_p
     table = ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--describe"))
     assert "\nX     share-groups" in table and "\nY     groups" in table, table
     # Neither destination group was touched.
-    assert committed(dst, "X", "local", partitions=1) == {0: 1}
+    assert committed_offsets(dst, "X", "local", 1) == {0: 1}
     assert start_offsets(dst, "Y", "local", partitions=1) == {0: 0}
 
     # The data and the other groups go on.
@@ -199,6 +177,6 @@ def test_a_group_of_the_other_type_on_either_side_fails_alone(make_broker, tmp_p
     wait_until(lambda: caught_up(src, dst, "orders", PARTITIONS), STEP, "the new records")
     share_consume(src, "Z", 10)
     wait_until(lambda: start_offsets(dst, "Z") == {0: 15, 1: 15}, STEP, "Z's new start offsets")
-    commit(src, "cg", {0: 12, 1: 13}, topic="orders")
-    wait_until(lambda: committed(dst, "cg", "orders") == {0: 12, 1: 13}, STEP, "cg's new offsets")
+    commit_offsets(src, "cg", {0: 12, 1: 13}, "orders")
+    wait_until(lambda: committed_offsets(dst, "cg", "orders", PARTITIONS) == {0: 12, 1: 13}, STEP, "cg's new offsets")
     assert set(sync_groups(dst)) == {"X", "Y"}
