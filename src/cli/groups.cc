@@ -31,6 +31,26 @@ Result<std::vector<std::string>> target_groups(client::SyncClient& c, const Grou
   return cmd.groups;
 }
 
+int delete_groups(client::SyncClient& c, std::string_view command, std::string_view kind,
+                  const std::vector<std::string>& groups) {
+  auto r = c.delete_groups(groups);
+  if (!r.ok()) return fail(command, r.status().message());
+  std::vector<std::string> deleted, failures;
+  for (const client::GroupResult& g : *r) {
+    if (g.status.ok()) {
+      deleted.push_back(fmt::format("'{}'", g.group_id));
+    } else {
+      failures.push_back(fmt::format("could not delete {}", g.status.message()));
+    }
+  }
+  if (!deleted.empty()) {
+    fmt::print("Deletion of requested {} groups ({}) was successful.\n", kind,
+               fmt::join(deleted, ", "));
+  }
+  if (!failures.empty()) return fail(command, fmt::format("{}", fmt::join(failures, "; ")));
+  return 0;
+}
+
 Result<std::vector<client::TopicPartition>> resolve_topics(client::SyncClient& c,
                                                            const std::vector<TopicSpec>& specs) {
   std::vector<client::TopicPartition> out;
@@ -61,16 +81,11 @@ int list(client::SyncClient& c, const GroupsCommand& cmd) {
     return fail(kCommand, fmt::format("cannot list the groups of every broker: {}",
                                       listed->errors.front().message()));
   }
-  Table table({"GROUP", "STATE"}, {15, 20});
+  std::vector<client::GroupListing> consumer_groups;
   for (const client::GroupListing& g : listed->groups) {
-    if (g.protocol_type != "consumer" && !g.protocol_type.empty()) continue;
-    if (!cmd.with_state) {
-      fmt::print("{}\n", g.group_id);
-    } else {
-      table.add({g.group_id, g.state.empty() ? "Unknown" : g.state});
-    }
+    if (g.protocol_type == "consumer" || g.protocol_type.empty()) consumer_groups.push_back(g);
   }
-  if (cmd.with_state) fmt::print("{}", table.render());
+  fmt::print("{}", group_listing(consumer_groups, cmd.with_state));
   return 0;
 }
 
@@ -78,22 +93,7 @@ int remove(client::SyncClient& c, const GroupsCommand& cmd) {
   auto groups = groups_cmd::target_groups(c, cmd);
   if (!groups.ok()) return fail(kCommand, groups.status().message());
   if (groups->empty()) return fail(kCommand, "there are no consumer groups to delete");
-  auto r = c.delete_groups(groups.value());
-  if (!r.ok()) return fail(kCommand, r.status().message());
-  std::vector<std::string> deleted, failures;
-  for (const client::GroupResult& g : *r) {
-    if (g.status.ok()) {
-      deleted.push_back(fmt::format("'{}'", g.group_id));
-    } else {
-      failures.push_back(fmt::format("could not delete {}", g.status.message()));
-    }
-  }
-  if (!deleted.empty()) {
-    fmt::print("Deletion of requested consumer groups ({}) was successful.\n",
-               fmt::join(deleted, ", "));
-  }
-  if (!failures.empty()) return fail(kCommand, fmt::format("{}", fmt::join(failures, "; ")));
-  return 0;
+  return groups_cmd::delete_groups(c, kCommand, "consumer", groups.value());
 }
 
 // Kafka's wording for the group-level answers of OffsetDelete.

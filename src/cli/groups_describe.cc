@@ -49,21 +49,6 @@ bool announce_state(const client::GroupDescription& d) {
   return true;
 }
 
-// Log end offsets of `tps`; a partition whose offset cannot be had is left out ("-").
-Result<std::map<TopicPartition, int64_t>> log_end_offsets(client::SyncClient& c,
-                                                          const std::vector<TopicPartition>& tps) {
-  std::map<TopicPartition, int64_t> out;
-  if (tps.empty()) return out;
-  std::vector<client::OffsetQuery> queries;
-  for (const TopicPartition& tp : tps) queries.push_back({tp, client::kLatestTimestamp});
-  auto offsets = c.list_offsets(std::move(queries));
-  if (!offsets.ok()) return offsets.status();
-  for (const client::PartitionOffset& o : *offsets) {
-    if (o.status.ok()) out[o.tp] = o.offset;
-  }
-  return out;
-}
-
 Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescription& d,
                                  const std::vector<MemberView>& members) {
   auto fetched = c.offset_fetch(d.group_id, std::nullopt);
@@ -90,32 +75,11 @@ Result<std::string> offsets_view(client::SyncClient& c, const client::GroupDescr
   return table.render();
 }
 
-std::string members_view(const client::GroupDescription& d, const std::vector<MemberView>& members,
-                         bool verbose) {
-  if (members.empty()) return "";
-  bool instance_ids = false;
-  for (const MemberView& m : members) instance_ids = instance_ids || !m.group_instance_id.empty();
-  std::vector<std::string> header = {"GROUP", "CONSUMER-ID"};
-  if (instance_ids) header.push_back("GROUP-INSTANCE-ID");
-  header.insert(header.end(), {"HOST", "CLIENT-ID", "#PARTITIONS"});
-  if (verbose) header.push_back("ASSIGNMENT");
-  Table table(header, {15, 15, instance_ids ? size_t{17} : size_t{15}, 15, 15, 15});
-  for (const MemberView& m : members) {
-    std::vector<std::string> row = {d.group_id, m.consumer_id};
-    if (instance_ids) row.push_back(m.group_instance_id);
-    row.insert(row.end(), {m.host, m.client_id, std::to_string(m.assignment.size())});
-    if (verbose) row.push_back(format_assignment(m.assignment));
-    table.add(std::move(row));
-  }
-  return table.render();
-}
-
 std::string state_view(const client::GroupDescription& d) {
   Table table({"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"},
               {15, 25, 20, 15});
-  const client::Coordinator& co = d.coordinator;
-  table.add({d.group_id, fmt::format("{}:{}  ({})", co.host, co.port, co.node_id),
-             d.protocol.empty() ? "-" : d.protocol, d.state, std::to_string(d.members.size())});
+  table.add({d.group_id, coordinator_cell(d.coordinator), d.protocol.empty() ? "-" : d.protocol,
+             d.state, std::to_string(d.members.size())});
   return table.render();
 }
 
@@ -129,11 +93,27 @@ Result<std::string> view_of(client::SyncClient& c, const client::GroupDescriptio
   if (cmd.view == DescribeView::state) return state_view(d);
   auto members = member_views(d);
   if (!members.ok()) return members.status();
-  if (cmd.view == DescribeView::members) return members_view(d, members.value(), cmd.verbose);
+  if (cmd.view == DescribeView::members) {
+    return members_table(d.group_id, members.value(), cmd.verbose);
+  }
   return offsets_view(c, d, members.value());
 }
 
 }  // namespace
+
+Result<std::map<TopicPartition, int64_t>> log_end_offsets(client::SyncClient& c,
+                                                          const std::vector<TopicPartition>& tps) {
+  std::map<TopicPartition, int64_t> out;
+  if (tps.empty()) return out;
+  std::vector<client::OffsetQuery> queries;
+  for (const TopicPartition& tp : tps) queries.push_back({tp, client::kLatestTimestamp});
+  auto offsets = c.list_offsets(std::move(queries));
+  if (!offsets.ok()) return offsets.status();
+  for (const client::PartitionOffset& o : *offsets) {
+    if (o.status.ok()) out[o.tp] = o.offset;
+  }
+  return out;
+}
 
 int describe(client::SyncClient& c, const GroupsCommand& cmd) {
   auto groups = target_groups(c, cmd);

@@ -272,16 +272,21 @@ Result<int64_t> parse_duration(std::string_view text) {
 }
 
 Result<std::vector<std::string>> parse_states(std::string_view text) {
+  return parse_states(text, kStates);
+}
+
+Result<std::vector<std::string>> parse_states(std::string_view text,
+                                              std::span<const std::string_view> valid) {
   std::vector<std::string> out;
   std::string_view rest = text;
   while (true) {
     const size_t comma = rest.find(',');
     const std::string_view item = trim(rest.substr(0, comma));
-    auto it = std::find_if(kStates.begin(), kStates.end(),
+    auto it = std::find_if(valid.begin(), valid.end(),
                            [&](std::string_view s) { return iequals(s, item); });
-    if (it == kStates.end()) {
+    if (it == valid.end()) {
       return invalid(fmt::format("Invalid state list '{}'. Valid states are: {}", text,
-                                 fmt::join(kStates, ", ")));
+                                 fmt::join(valid, ", ")));
     }
     if (std::find(out.begin(), out.end(), *it) == out.end()) out.emplace_back(*it);
     if (comma == std::string_view::npos) break;
@@ -374,6 +379,43 @@ std::string format_assignment(const std::vector<client::TopicPartition>& tps) {
     parts.push_back(fmt::format("{}({})", entry.first, fmt::join(entry.second, ",")));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string members_table(const std::string& group, const std::vector<MemberView>& members,
+                          bool with_assignment) {
+  if (members.empty()) return "";
+  bool instance_ids = false;
+  for (const MemberView& m : members) instance_ids = instance_ids || !m.group_instance_id.empty();
+  std::vector<std::string> header = {"GROUP", "CONSUMER-ID"};
+  if (instance_ids) header.push_back("GROUP-INSTANCE-ID");
+  header.insert(header.end(), {"HOST", "CLIENT-ID", "#PARTITIONS"});
+  if (with_assignment) header.push_back("ASSIGNMENT");
+  Table table(header, {15, 15, instance_ids ? size_t{17} : size_t{15}, 15, 15, 15});
+  for (const MemberView& m : members) {
+    std::vector<std::string> row = {group, m.consumer_id};
+    if (instance_ids) row.push_back(m.group_instance_id);
+    row.insert(row.end(), {m.host, m.client_id, std::to_string(m.assignment.size())});
+    if (with_assignment) row.push_back(format_assignment(m.assignment));
+    table.add(std::move(row));
+  }
+  return table.render();
+}
+
+std::string group_listing(const std::vector<client::GroupListing>& groups, bool with_state) {
+  if (!with_state) {
+    std::string out;
+    for (const client::GroupListing& g : groups) out += g.group_id + "\n";
+    return out;
+  }
+  Table table({"GROUP", "STATE"}, {15, 20});
+  for (const client::GroupListing& g : groups) {
+    table.add({g.group_id, g.state.empty() ? "Unknown" : g.state});
+  }
+  return table.render();
+}
+
+std::string coordinator_cell(const client::Coordinator& c) {
+  return fmt::format("{}:{}  ({})", c.host, c.port, c.node_id);
 }
 
 std::string or_dash(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,8 +76,10 @@ Result<TopicSpec> parse_topic_spec(std::string_view arg);
 Result<int64_t> parse_datetime(std::string_view text);
 // ISO-8601 durations as java.time.Duration reads them: [-]PnDTnHnMn.nS, in milliseconds.
 Result<int64_t> parse_duration(std::string_view text);
-// "Stable,Empty" (any case) to Kafka's spellings.
+// "Stable,Empty" (any case) to Kafka's spellings of the consumer group states, or of `valid`.
 Result<std::vector<std::string>> parse_states(std::string_view text);
+Result<std::vector<std::string>> parse_states(std::string_view text,
+                                              std::span<const std::string_view> valid);
 
 // What the reset plan needs to know about one partition.
 struct PartitionFacts {
@@ -118,6 +121,17 @@ std::vector<OffsetRow> offset_rows(const std::vector<MemberView>& members,
 
 // "t1(0,1), t2(3)", or "-" for none: the --members --verbose ASSIGNMENT column.
 std::string format_assignment(const std::vector<client::TopicPartition>& tps);
+
+// The --members table (GROUP, CONSUMER-ID, GROUP-INSTANCE-ID when any member has one, HOST,
+// CLIENT-ID, #PARTITIONS, and ASSIGNMENT `with_assignment`); "" without members.
+std::string members_table(const std::string& group, const std::vector<MemberView>& members,
+                          bool with_assignment);
+
+// --list's output: the group ids one a line, or with `with_state` a GROUP STATE table.
+std::string group_listing(const std::vector<client::GroupListing>& groups, bool with_state);
+
+// "host:port  (id)": the --state view's COORDINATOR (ID) column.
+std::string coordinator_cell(const client::Coordinator& c);
 
 std::string or_dash(const std::optional<int64_t>& v);
 

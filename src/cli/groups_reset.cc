@@ -42,7 +42,41 @@ Result<std::map<TopicPartition, int64_t>> committed_offsets(client::SyncClient& 
   return out;
 }
 
-// The facts plan_offset needs, from one ListOffsets round for every partition.
+Result<std::vector<client::OffsetToCommit>> plan(client::SyncClient& c, const std::string& group,
+                                                 const GroupsCommand& cmd) {
+  auto committed = committed_offsets(c, group);
+  if (!committed.ok()) return committed.status();
+  std::vector<TopicPartition> tps;
+  if (cmd.all_topics) {
+    for (const auto& entry : committed.value()) tps.push_back(entry.first);
+  } else {
+    auto resolved = resolve_topics(c, cmd.topics);
+    if (!resolved.ok()) return resolved.status();
+    tps = std::move(resolved.value());
+  }
+  auto facts = partition_facts(c, tps, committed.value(), reset_timestamp(cmd.reset));
+  if (!facts.ok()) return facts.status();
+  std::vector<client::OffsetToCommit> out;
+  for (size_t i = 0; i < tps.size(); ++i) {
+    auto offset = plan_offset(cmd.reset, tps[i], (*facts)[i]);
+    if (!offset.ok()) return offset.status();
+    out.push_back({tps[i], offset.value(), -1, std::nullopt});
+  }
+  return out;
+}
+
+Status commit(client::SyncClient& c, const std::string& group,
+              const std::vector<client::OffsetToCommit>& offsets) {
+  auto r = c.offset_commit(group, offsets);
+  if (!r.ok()) return r.status();
+  for (const client::PartitionStatus& p : *r) {
+    if (!p.status.ok()) return p.status;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<PartitionFacts>> partition_facts(
     client::SyncClient& c, const std::vector<TopicPartition>& tps,
     const std::map<TopicPartition, int64_t>& committed, std::optional<int64_t> timestamp) {
@@ -73,43 +107,11 @@ Result<std::vector<PartitionFacts>> partition_facts(
   return out;
 }
 
-Result<std::vector<client::OffsetToCommit>> plan(client::SyncClient& c, const std::string& group,
-                                                 const GroupsCommand& cmd) {
-  auto committed = committed_offsets(c, group);
-  if (!committed.ok()) return committed.status();
-  std::vector<TopicPartition> tps;
-  if (cmd.all_topics) {
-    for (const auto& entry : committed.value()) tps.push_back(entry.first);
-  } else {
-    auto resolved = resolve_topics(c, cmd.topics);
-    if (!resolved.ok()) return resolved.status();
-    tps = std::move(resolved.value());
-  }
-  std::optional<int64_t> timestamp;
-  if (cmd.reset.kind == ResetKind::datetime) timestamp = cmd.reset.value;
-  if (cmd.reset.kind == ResetKind::duration) timestamp = now_ms() - cmd.reset.value;
-  auto facts = partition_facts(c, tps, committed.value(), timestamp);
-  if (!facts.ok()) return facts.status();
-  std::vector<client::OffsetToCommit> out;
-  for (size_t i = 0; i < tps.size(); ++i) {
-    auto offset = plan_offset(cmd.reset, tps[i], (*facts)[i]);
-    if (!offset.ok()) return offset.status();
-    out.push_back({tps[i], offset.value(), -1, std::nullopt});
-  }
-  return out;
+std::optional<int64_t> reset_timestamp(const ResetSpec& spec) {
+  if (spec.kind == ResetKind::datetime) return spec.value;
+  if (spec.kind == ResetKind::duration) return now_ms() - spec.value;
+  return std::nullopt;
 }
-
-Status commit(client::SyncClient& c, const std::string& group,
-              const std::vector<client::OffsetToCommit>& offsets) {
-  auto r = c.offset_commit(group, offsets);
-  if (!r.ok()) return r.status();
-  for (const client::PartitionStatus& p : *r) {
-    if (!p.status.ok()) return p.status;
-  }
-  return Status::OK();
-}
-
-}  // namespace
 
 int reset_offsets(client::SyncClient& c, const GroupsCommand& cmd) {
   auto groups = target_groups(c, cmd);

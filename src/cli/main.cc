@@ -1,6 +1,7 @@
 // The `mirra` command line: `server` runs a broker; `topics`, `produce`, `consume`, `groups`,
-// `transactions` and `mirror` are clients of a running cluster (one file each, registered below);
-// `api-versions` shows the protocol surface and `decode-frame` inspects captured request frames.
+// `share-groups`, `transactions` and `mirror` are clients of a running cluster (one file each,
+// registered below); `api-versions` shows the protocol surface and `decode-frame` inspects
+// captured request frames.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   mirra::cli::add_produce_command(app, client_command);
   mirra::cli::add_consume_command(app, client_command);
   mirra::cli::add_groups_command(app, client_command);
+  mirra::cli::add_share_groups_command(app, client_command);
   mirra::cli::add_transactions_command(app, client_command);
   mirra::cli::add_mirror_command(app, client_command);
   mirra::cli::add_configs_command(app, client_command);

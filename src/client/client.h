@@ -106,8 +106,11 @@ class Client {
   asio::awaitable<Result<Coordinator>> find_coordinator(std::string group);
   asio::awaitable<Result<std::vector<Coordinator>>> find_coordinators(
       std::vector<std::string> groups);
-  // Every broker's groups; with `states`, only groups in those states (ListGroups v4+).
-  asio::awaitable<Result<GroupListings>> list_groups(std::vector<std::string> states = {});
+  // Every broker's groups; with `states`, only groups in those states (ListGroups v4+); with
+  // `types` ("consumer", "classic", "share"), only groups of those types (ListGroups v5+; from
+  // an older broker, the groups whose protocol type is one of `types`).
+  asio::awaitable<Result<GroupListings>> list_groups(std::vector<std::string> states = {},
+                                                     std::vector<std::string> types = {});
   asio::awaitable<Result<std::vector<GroupDescription>>> describe_groups(
       std::vector<std::string> groups);
   // The group's committed offsets for `partitions` (-1 where none), or for every partition it
@@ -144,6 +147,11 @@ class Client {
   // consumer starts at share.auto.offset.reset); group-level refusals as above.
   asio::awaitable<Result<std::vector<TopicResult>>> delete_share_group_offsets(
       std::string group, std::vector<std::string> topics);
+  // Each share group's state, epochs, assignor and members with their assignments
+  // (ShareGroupDescribe v1), one entry per group with its own Status (GROUP_ID_NOT_FOUND: none,
+  // or a group of another type). Share groups are listed with list_groups({}, {"share"}).
+  asio::awaitable<Result<std::vector<ShareGroupDescription>>> describe_share_groups(
+      std::vector<std::string> groups);
 
   // ---- transactions (client_transactions.cc) ----
   // Every broker's transactions, filtered by the brokers (ListTransactions).
@@ -268,6 +276,11 @@ class Client {
   asio::awaitable<Status> route_to_coordinators(const std::vector<std::string>& keys,
                                                 std::vector<Out>& results, SendGroup send_group,
                                                 CoordinatorType type = CoordinatorType::group);
+  // One group's call (the offset calls): `ask(connection, outcome)` asks its coordinator and
+  // fills `outcome` (client_group_calls.h: a status and a T), routed and retried by
+  // route_to_coordinators(); a group-level error in the outcome fails the call.
+  template <typename T, typename Ask>
+  asio::awaitable<Result<T>> call_group_coordinator(const std::string& group, Ask ask);
   // `ask(connection)` of one broker (ListGroups, ListTransactions), retried while retriable
   // until retry_timeout.
   template <typename T, typename Ask>

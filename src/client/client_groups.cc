@@ -8,47 +8,13 @@
 #include <fmt/format.h>
 
 #include "client/client.h"
-#include "client/client_routing.h"
+#include "client/client_group_calls.h"
 
 namespace mirra::client {
-namespace {
 
-bool coordinator_error(ErrorCode code) {
-  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
-         code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
-}
-
-Status no_answer(std::string_view api, std::string_view what, const BrokerConnection& c) {
-  return Status(
-      ErrorCode::UNKNOWN_SERVER_ERROR,
-      fmt::format("the {} response from {} has no answer for {}", api, c.address(), what));
-}
-
-// Partitions by topic, for the requests that list topics with their partitions.
-std::map<std::string, std::vector<int32_t>> by_topic(const std::vector<TopicPartition>& tps) {
-  std::map<std::string, std::vector<int32_t>> out;
-  for (const TopicPartition& tp : tps) out[tp.topic].push_back(tp.partition);
-  return out;
-}
-
-// What a single-group call keeps per group while it is routed.
-template <typename T>
-struct GroupOutcome {
-  Status status;
-  T value{};
-};
-
-// A partition answer that is really about the group (old brokers put coordinator errors on
-// every partition) becomes the group's status, so that route_to_coordinators retries it.
-template <typename Partitions>
-Status group_status_of(const Partitions& results) {
-  for (const auto& r : results) {
-    if (coordinator_error(r.status.code())) return r.status;
-  }
-  return Status::OK();
-}
-
-}  // namespace
+using group_calls::by_topic;
+using group_calls::group_status_of;
+using group_calls::no_answer;
 
 asio::awaitable<Result<std::shared_ptr<BrokerConnection>>> Client::coordinator_connection(
     const Coordinator& c) {
@@ -138,9 +104,16 @@ asio::awaitable<Result<Coordinator>> Client::find_coordinator(std::string group)
 
 namespace {
 
+// Whether a broker that cannot filter by type (ListGroups before v5) listed a group of one of
+// `types`: its protocol type says it ("share" for share groups, "consumer" for consumer groups).
+bool of_types(const GroupListing& g, const std::vector<std::string>& types) {
+  return types.empty() || std::find(types.begin(), types.end(), g.protocol_type) != types.end();
+}
+
 // One broker's groups, or why it could not say.
 asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
-    BrokerConnection& c, const std::vector<std::string>& states) {
+    BrokerConnection& c, const std::vector<std::string>& states,
+    const std::vector<std::string>& types) {
   auto version = c.version_for(protocol::ListGroupsRequest::kApiKey);
   if (!version.ok()) co_return version.status();
   if (!states.empty() && version.value() < 4) {
@@ -151,26 +124,31 @@ asio::awaitable<Result<std::vector<GroupListing>>> list_groups_of(
   }
   protocol::ListGroupsRequest req;
   req.states_filter = states;
+  if (version.value() >= 5) req.types_filter = types;
   auto reply = co_await c.send(req);
   if (!reply.ok()) co_return reply.status();
   Status s = status_from(reply->body.error_code, std::nullopt, "list groups of " + c.address());
   if (!s.ok()) co_return s;
   std::vector<GroupListing> out;
-  for (const auto& g : reply->body.groups)
-    out.push_back({g.group_id, g.protocol_type, g.group_state});
+  for (const auto& g : reply->body.groups) {
+    GroupListing listing{g.group_id, g.protocol_type, g.group_state, g.group_type};
+    if (reply->version >= 5 || of_types(listing, types)) out.push_back(std::move(listing));
+  }
   co_return out;
 }
 
 }  // namespace
 
-asio::awaitable<Result<GroupListings>> Client::list_groups(std::vector<std::string> states) {
+asio::awaitable<Result<GroupListings>> Client::list_groups(std::vector<std::string> states,
+                                                           std::vector<std::string> types) {
   auto md = co_await metadata(std::vector<std::string>{});  // the brokers
   if (!md.ok()) co_return md.status();
   std::map<std::string, GroupListing> seen;  // a group moving between brokers is listed once
   GroupListings out;
   for (const BrokerInfo& b : md->brokers) {
     auto listed = co_await ask_broker<std::vector<GroupListing>>(
-        b.node_id, [&states](BrokerConnection& c) { return list_groups_of(c, states); });
+        b.node_id,
+        [&states, &types](BrokerConnection& c) { return list_groups_of(c, states, types); });
     if (!listed.ok()) {
       out.errors.push_back(listed.status());
       continue;
@@ -330,20 +308,9 @@ void read_group(const protocol::OffsetFetchResponse& r, int16_t version,
 // broker left out having no committed offset.
 std::vector<CommittedOffset> in_caller_order(
     std::vector<CommittedOffset> got, const std::optional<std::vector<TopicPartition>>& asked) {
-  std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.tp < b.tp; });
-  if (!asked) return got;
-  std::vector<CommittedOffset> out;
-  for (const TopicPartition& tp : *asked) {
-    auto it = std::lower_bound(
-        got.begin(), got.end(), tp,
-        [](const CommittedOffset& c, const TopicPartition& t) { return c.tp < t; });
-    if (it != got.end() && it->tp == tp) {
-      out.push_back(*it);
-    } else {
-      out.push_back({tp, Status::OK(), -1, -1, std::nullopt});
-    }
-  }
-  return out;
+  return group_calls::in_caller_order(std::move(got), asked, [](const TopicPartition& tp) {
+    return CommittedOffset{tp, Status::OK(), -1, -1, std::nullopt};
+  });
 }
 
 // The groups at `indexes`, all coordinated by the broker of `conn`: one request per group
@@ -378,24 +345,19 @@ asio::awaitable<Status> fetch_group_offsets(
 
 asio::awaitable<Result<std::vector<CommittedOffset>>> Client::offset_fetch(
     std::string group, std::optional<std::vector<TopicPartition>> partitions) {
-  using Outcome = GroupOutcome<std::vector<CommittedOffset>>;
-  std::vector<Outcome> results(1);
-  auto send_group = [&group, &partitions](BrokerConnection& conn, const Coordinator&,
-                                          const std::vector<size_t>&,
-                                          std::vector<Outcome>& out) -> asio::awaitable<Status> {
+  using Outcome = group_calls::GroupOutcome<std::vector<CommittedOffset>>;
+  auto ask = [&group, &partitions](BrokerConnection& conn,
+                                   Outcome& out) -> asio::awaitable<Status> {
     auto reply = co_await conn.send(offset_fetch_request(group, partitions));
     if (!reply.ok()) co_return reply.status();
-    out[0].value.clear();
-    out[0].status = read_offsets(reply->body, reply->version, group, conn, out[0].value);
-    if (out[0].status.ok()) out[0].status = group_status_of(out[0].value);
+    out.value.clear();
+    out.status = read_offsets(reply->body, reply->version, group, conn, out.value);
+    if (out.status.ok()) out.status = group_status_of(out.value);
     co_return Status::OK();
   };
-  const std::vector<std::string> groups(1, group);
-  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
-    co_return s;
-  }
-  if (!results[0].status.ok()) co_return results[0].status;
-  co_return in_caller_order(std::move(results[0].value), partitions);
+  auto fetched = co_await call_group_coordinator<std::vector<CommittedOffset>>(group, ask);
+  if (!fetched.ok()) co_return fetched.status();
+  co_return in_caller_order(std::move(fetched.value()), partitions);
 }
 
 asio::awaitable<Result<std::vector<GroupOffsets>>> Client::offset_fetch_groups(
@@ -420,27 +382,7 @@ asio::awaitable<Result<std::vector<GroupOffsets>>> Client::offset_fetch_groups(
 
 namespace {
 
-// Per-partition outcomes of a response (topics with partitions with error codes), in the
-// caller's order.
-template <typename Topics>
-std::vector<PartitionStatus> partition_outcomes(const std::vector<TopicPartition>& asked,
-                                                const Topics& topics, std::string_view api,
-                                                const BrokerConnection& conn) {
-  std::vector<PartitionStatus> out;
-  for (const TopicPartition& tp : asked) {
-    Status s = no_answer(api, to_string(tp), conn);
-    for (const auto& t : topics) {
-      if (t.name != tp.topic) continue;
-      for (const auto& p : t.partitions) {
-        if (p.partition_index == tp.partition) {
-          s = status_from(p.error_code, std::nullopt, to_string(tp));
-        }
-      }
-    }
-    out.push_back({tp, std::move(s)});
-  }
-  return out;
-}
+using group_calls::partition_outcomes;
 
 protocol::OffsetCommitRequest offset_commit_request(const std::string& group,
                                                     const std::vector<OffsetToCommit>& offsets) {
@@ -471,33 +413,24 @@ protocol::OffsetCommitRequest offset_commit_request(const std::string& group,
 
 asio::awaitable<Result<std::vector<PartitionStatus>>> Client::offset_commit(
     std::string group, std::vector<OffsetToCommit> offsets) {
-  using Outcome = GroupOutcome<std::vector<PartitionStatus>>;
+  using Outcome = group_calls::GroupOutcome<std::vector<PartitionStatus>>;
   std::vector<TopicPartition> asked;
   for (const OffsetToCommit& o : offsets) asked.push_back(o.tp);
-  std::vector<Outcome> results(1);
-  auto send_group = [&](BrokerConnection& conn, const Coordinator&, const std::vector<size_t>&,
-                        std::vector<Outcome>& out) -> asio::awaitable<Status> {
+  auto ask = [&](BrokerConnection& conn, Outcome& out) -> asio::awaitable<Status> {
     auto reply = co_await conn.send(offset_commit_request(group, offsets));
     if (!reply.ok()) co_return reply.status();
-    out[0].value = partition_outcomes(asked, reply->body.topics, "OffsetCommit", conn);
+    out.value = partition_outcomes(asked, reply->body.topics, "OffsetCommit", conn);
     // Coordinator errors come per partition; committing everything again is harmless.
-    out[0].status = group_status_of(out[0].value);
+    out.status = group_status_of(out.value);
     co_return Status::OK();
   };
-  const std::vector<std::string> groups(1, group);
-  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
-    co_return s;
-  }
-  if (!results[0].status.ok()) co_return results[0].status;
-  co_return std::move(results[0].value);
+  co_return co_await call_group_coordinator<std::vector<PartitionStatus>>(group, ask);
 }
 
 asio::awaitable<Result<std::vector<PartitionStatus>>> Client::offset_delete(
     std::string group, std::vector<TopicPartition> partitions) {
-  using Outcome = GroupOutcome<std::vector<PartitionStatus>>;
-  std::vector<Outcome> results(1);
-  auto send_group = [&](BrokerConnection& conn, const Coordinator&, const std::vector<size_t>&,
-                        std::vector<Outcome>& out) -> asio::awaitable<Status> {
+  using Outcome = group_calls::GroupOutcome<std::vector<PartitionStatus>>;
+  auto ask = [&](BrokerConnection& conn, Outcome& out) -> asio::awaitable<Status> {
     protocol::OffsetDeleteRequest req;
     req.group_id = group;
     for (auto& [topic, indexes] : by_topic(partitions)) {
@@ -507,18 +440,13 @@ asio::awaitable<Result<std::vector<PartitionStatus>>> Client::offset_delete(
     }
     auto reply = co_await conn.send(req);
     if (!reply.ok()) co_return reply.status();
-    out[0].status = status_from(reply->body.error_code, std::nullopt, "group " + group);
-    if (out[0].status.ok()) {
-      out[0].value = partition_outcomes(partitions, reply->body.topics, "OffsetDelete", conn);
+    out.status = status_from(reply->body.error_code, std::nullopt, "group " + group);
+    if (out.status.ok()) {
+      out.value = partition_outcomes(partitions, reply->body.topics, "OffsetDelete", conn);
     }
     co_return Status::OK();
   };
-  const std::vector<std::string> groups(1, group);
-  if (Status s = co_await route_to_coordinators(groups, results, send_group); !s.ok()) {
-    co_return s;
-  }
-  if (!results[0].status.ok()) co_return results[0].status;
-  co_return std::move(results[0].value);
+  co_return co_await call_group_coordinator<std::vector<PartitionStatus>>(group, ask);
 }
 
 }  // namespace mirra::client

@@ -83,8 +83,9 @@ Result<std::vector<Coordinator>> SyncClient::find_coordinators(std::vector<std::
   return run(client_->find_coordinators(std::move(groups)));
 }
 
-Result<GroupListings> SyncClient::list_groups(std::vector<std::string> states) {
-  return run(client_->list_groups(std::move(states)));
+Result<GroupListings> SyncClient::list_groups(std::vector<std::string> states,
+                                              std::vector<std::string> types) {
+  return run(client_->list_groups(std::move(states), std::move(types)));
 }
 
 Result<std::vector<GroupDescription>> SyncClient::describe_groups(std::vector<std::string> groups) {
@@ -108,6 +109,26 @@ Result<std::vector<GroupResult>> SyncClient::delete_groups(std::vector<std::stri
 Result<std::vector<PartitionStatus>> SyncClient::offset_delete(
     const std::string& group, std::vector<TopicPartition> partitions) {
   return run(client_->offset_delete(group, std::move(partitions)));
+}
+
+Result<std::vector<ShareGroupOffsets>> SyncClient::share_group_offsets(
+    std::vector<std::string> groups, std::optional<std::vector<TopicPartition>> partitions) {
+  return run(client_->share_group_offsets(std::move(groups), std::move(partitions)));
+}
+
+Result<std::vector<PartitionStatus>> SyncClient::alter_share_group_offsets(
+    const std::string& group, std::vector<ShareGroupOffset> offsets) {
+  return run(client_->alter_share_group_offsets(group, std::move(offsets)));
+}
+
+Result<std::vector<TopicResult>> SyncClient::delete_share_group_offsets(
+    const std::string& group, std::vector<std::string> topics) {
+  return run(client_->delete_share_group_offsets(group, std::move(topics)));
+}
+
+Result<std::vector<ShareGroupDescription>> SyncClient::describe_share_groups(
+    std::vector<std::string> groups) {
+  return run(client_->describe_share_groups(std::move(groups)));
 }
 
 Result<TransactionListings> SyncClient::list_transactions(TransactionFilter filter) {

@@ -41,7 +41,8 @@ class SyncClient {
 
   Result<Coordinator> find_coordinator(const std::string& group);
   Result<std::vector<Coordinator>> find_coordinators(std::vector<std::string> groups);
-  Result<GroupListings> list_groups(std::vector<std::string> states = {});
+  Result<GroupListings> list_groups(std::vector<std::string> states = {},
+                                    std::vector<std::string> types = {});
   Result<std::vector<GroupDescription>> describe_groups(std::vector<std::string> groups);
   Result<std::vector<CommittedOffset>> offset_fetch(
       const std::string& group, std::optional<std::vector<TopicPartition>> partitions);
@@ -50,6 +51,14 @@ class SyncClient {
   Result<std::vector<GroupResult>> delete_groups(std::vector<std::string> groups);
   Result<std::vector<PartitionStatus>> offset_delete(const std::string& group,
                                                      std::vector<TopicPartition> partitions);
+
+  Result<std::vector<ShareGroupOffsets>> share_group_offsets(
+      std::vector<std::string> groups, std::optional<std::vector<TopicPartition>> partitions);
+  Result<std::vector<PartitionStatus>> alter_share_group_offsets(
+      const std::string& group, std::vector<ShareGroupOffset> offsets);
+  Result<std::vector<TopicResult>> delete_share_group_offsets(const std::string& group,
+                                                              std::vector<std::string> topics);
+  Result<std::vector<ShareGroupDescription>> describe_share_groups(std::vector<std::string> groups);
 
   Result<TransactionListings> list_transactions(TransactionFilter filter = {});
   Result<std::vector<TransactionDescription>> describe_transactions(

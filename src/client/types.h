@@ -282,6 +282,7 @@ struct GroupListing {
   std::string group_id;
   std::string protocol_type;  // "consumer" for consumer groups, "" for offsets-only groups
   std::string state;          // ListGroups v4+; empty from older brokers
+  std::string type;           // ListGroups v5+ ("consumer", "classic", "share"); else empty
 };
 
 // Every broker's groups (deduplicated, by id). A broker that could not be asked adds a Status to
@@ -363,6 +364,28 @@ struct ShareGroupOffsets {
   std::string group_id;
   Status status;
   std::vector<ShareGroupOffset> offsets;
+};
+
+struct ShareGroupMember {
+  std::string member_id;
+  std::optional<std::string> rack_id;
+  int32_t member_epoch = 0;
+  std::string client_id;
+  std::string client_host;
+  std::vector<std::string> subscribed_topics;
+  std::vector<TopicPartition> assignment;  // sorted
+};
+
+// A share group out of ShareGroupDescribe.
+struct ShareGroupDescription {
+  std::string group_id;
+  Status status;
+  std::string state;  // Kafka's names: Empty, Stable, Dead
+  int32_t group_epoch = -1;
+  int32_t assignment_epoch = -1;
+  std::string assignor;  // "simple"
+  std::vector<ShareGroupMember> members;
+  Coordinator coordinator;  // the broker that answered
 };
 
 // ---- transactions -------------------------------------------------------------------------------

@@ -63,15 +63,25 @@ std::vector<TestRecord> read_records(std::span<const uint8_t> record_set) {
   return out;
 }
 
-FakeBroker::FakeBroker(asio::io_context& io, Handler on_request)
+FakeBroker::FakeBroker(asio::io_context& io, Handler on_request,
+                       std::map<int16_t, int16_t> max_versions)
     : acceptor_(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
-      on_request_(std::move(on_request)) {
+      on_request_(std::move(on_request)),
+      max_versions_(std::move(max_versions)) {
   port_ = acceptor_.local_endpoint().port();
-  asio::co_spawn(io, serve(), asio::detached);
+  asio::co_spawn(io, accept(), asio::detached);
 }
 
-asio::awaitable<void> FakeBroker::serve() {
-  auto socket = co_await acceptor_.async_accept(asio::use_awaitable);
+asio::awaitable<void> FakeBroker::accept() {
+  while (acceptor_.is_open()) {
+    asio::error_code ec;
+    auto socket = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket)), asio::detached);
+  }
+}
+
+asio::awaitable<void> FakeBroker::serve(asio::ip::tcp::socket socket) {
   while (socket.is_open()) {
     uint8_t prefix[4];
     asio::error_code ec;
@@ -89,7 +99,9 @@ asio::awaitable<void> FakeBroker::serve() {
     if (env->header.request_api_key == protocol::kApiVersionsKey) {
       protocol::ApiVersionsResponse resp;
       for (const auto& api : protocol::all_apis()) {
-        resp.api_keys.push_back({api.key, api.min_version, api.max_version, {}});
+        auto cap = max_versions_.find(api.key);
+        const int16_t max = cap == max_versions_.end() ? api.max_version : cap->second;
+        resp.api_keys.push_back({api.key, api.min_version, max, {}});
       }
       auto out = protocol::encode_response_frame(env->header.correlation_id,
                                                  env->header.request_api_version, resp);
