@@ -147,6 +147,15 @@ class GroupCoordinator {
   }
   // For tests and the share module: nullptr when unknown.
   const ShareGroup* find_share(const std::string& group_id) const;
+  // The share group the offsets admin APIs work on: GROUP_ID_NOT_FOUND with Kafka's message
+  // when no share group has the id (unknown, or a classic group's).
+  Result<const ShareGroup*> share_group_for_admin(const std::string& group_id) const;
+  // As above, an empty share group created when the id is free (AlterShareGroupOffsets
+  // creates the group, as Kafka's does).
+  Result<const ShareGroup*> ensure_share_group(const std::string& group_id);
+  // Start-up: a group whose state __share_group_state holds exists again, without members
+  // (membership is not kept: members rejoin with their next heartbeat).
+  void restore_share_group(const std::string& group_id);
 
  private:
   // share_group_coordinator.cc.

@@ -41,6 +41,35 @@ const ShareGroup* GroupCoordinator::find_share(const std::string& group_id) cons
   return it == share_groups_.end() ? nullptr : &it->second;
 }
 
+Result<const ShareGroup*> GroupCoordinator::share_group_for_admin(
+    const std::string& group_id) const {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (groups_.count(group_id) != 0) {
+    return Status(ErrorCode::GROUP_ID_NOT_FOUND, not_a_share_group(group_id));
+  }
+  const ShareGroup* g = find_share(group_id);
+  if (g == nullptr) {
+    return Status(ErrorCode::GROUP_ID_NOT_FOUND, fmt::format("Group {} not found.", group_id));
+  }
+  return g;
+}
+
+Result<const ShareGroup*> GroupCoordinator::ensure_share_group(const std::string& group_id) {
+  MIRRA_ASSERT_OWNER(owner_);
+  if (Status st = check_available(group_id); !st) return st;
+  if (groups_.count(group_id) == 0 && share_groups_.count(group_id) == 0) {
+    restore_share_group(group_id);
+    MIRRA_LOG_INFO("share group {}: created without members", group_id);
+  }
+  return share_group_for_admin(group_id);
+}
+
+void GroupCoordinator::restore_share_group(const std::string& group_id) {
+  MIRRA_ASSERT_OWNER(owner_);
+  auto [it, added] = share_groups_.try_emplace(group_id);
+  if (added) it->second.id = group_id;
+}
+
 // Kafka's request checks (GroupCoordinatorService), before any group is looked at.
 ErrorCode GroupCoordinator::check_share_request(const ShareGroupHeartbeatRequest& req,
                                                 std::string& message) const {

@@ -44,6 +44,7 @@ asio::awaitable<Status> Broker::load_share_state() {
     }
     share_->restore(key, std::move(partition.value()));
   }
+  for (const std::string& group : share_->group_ids()) groups_->restore_share_group(group);
   if (!loaded.value().empty()) {
     MIRRA_LOG_INFO("share state of {} share partition(s) loaded", loaded.value().size());
   }
@@ -197,7 +198,7 @@ asio::awaitable<Status> Broker::start(bool listen) {
   state_.share = share_.get();
   state_.share_store = share_store_.get();
   // The mirrors' groups sync commits the source's offsets here (docs/mirroring-design.md §8).
-  mirror_manager_->on_groups(mirror_group_hooks(*groups_));
+  mirror_manager_->on_groups(mirror_group_hooks(state_));
 
   producer_ids_ = std::make_unique<txn::ProducerIdManager>(*metadata_, config_.node_id);
   txn_topic_ = std::make_unique<cluster::InternalTopic>(*metadata_, *partitions_, *topic_admin_,

@@ -48,6 +48,9 @@ std::vector<Handler> build_table() {
   table[protocol::OffsetDeleteRequest::kApiKey] = &handle_offset_delete;
   table[protocol::ShareGroupHeartbeatRequest::kApiKey] = &handle_share_group_heartbeat;
   table[protocol::ShareGroupDescribeRequest::kApiKey] = &handle_share_group_describe;
+  table[protocol::DescribeShareGroupOffsetsRequest::kApiKey] = &handle_describe_share_group_offsets;
+  table[protocol::AlterShareGroupOffsetsRequest::kApiKey] = &handle_alter_share_group_offsets;
+  table[protocol::DeleteShareGroupOffsetsRequest::kApiKey] = &handle_delete_share_group_offsets;
   table[protocol::InitProducerIdRequest::kApiKey] = &handle_init_producer_id;
   table[protocol::AddPartitionsToTxnRequest::kApiKey] = &handle_add_partitions_to_txn;
   table[protocol::AddOffsetsToTxnRequest::kApiKey] = &handle_add_offsets_to_txn;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "groups/group_coordinator.h"
+#include "server/request_context.h"
+#include "server/share_admin.h"
 
 namespace mirra::server {
 namespace {
@@ -63,21 +65,54 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit(
   co_return out;
 }
 
+// The outcomes of an AlterShareGroupOffsets as the mirror's share-group sync takes them.
+asio::awaitable<Result<std::vector<client::PartitionStatus>>> alter_share(
+    BrokerState& broker, std::string group_id, std::vector<client::ShareGroupOffset> offsets) {
+  std::vector<ShareOffsetTarget> targets;
+  targets.reserve(offsets.size());
+  for (const client::ShareGroupOffset& o : offsets) {
+    targets.push_back({o.tp.topic, o.tp.partition, o.start_offset});
+  }
+  auto outcomes = co_await alter_share_offsets(broker, std::move(group_id), std::move(targets));
+  if (!outcomes.ok()) co_return outcomes.status();
+  std::vector<client::PartitionStatus> out;
+  for (ShareOffsetOutcome& o : outcomes.value()) {
+    out.push_back({{o.topic, o.partition}, std::move(o.status)});
+  }
+  co_return out;
+}
+
+mirror::DestinationGroup describe(const groups::GroupCoordinator& coordinator,
+                                  const std::string& group_id) {
+  mirror::DestinationGroup out;
+  if (const groups::ShareGroup* sg = coordinator.find_share(group_id)) {
+    out.exists = true;
+    out.protocol_type = std::string(groups::kShareProtocolType);
+    out.members = sg->members.size();
+    return out;
+  }
+  const groups::Group* g = coordinator.find(group_id);
+  if (g == nullptr) return out;
+  out.exists = true;
+  out.protocol_type = g->protocol_type.value_or("");
+  out.members = g->members.size() + g->pending_members.size();
+  return out;
+}
+
 }  // namespace
 
-mirror::GroupHooks mirror_group_hooks(groups::GroupCoordinator& coordinator) {
+mirror::GroupHooks mirror_group_hooks(BrokerState& broker) {
+  groups::GroupCoordinator& coordinator = *broker.groups;
   mirror::GroupHooks hooks;
   hooks.describe = [&coordinator](const std::string& group_id) {
-    mirror::DestinationGroup out;
-    const groups::Group* g = coordinator.find(group_id);
-    if (g == nullptr) return out;
-    out.exists = true;
-    out.protocol_type = g->protocol_type.value_or("");
-    out.members = g->members.size() + g->pending_members.size();
-    return out;
+    return describe(coordinator, group_id);
   };
   hooks.commit = [&coordinator](std::string group_id, std::vector<client::OffsetToCommit> offsets) {
     return commit(coordinator, std::move(group_id), std::move(offsets));
+  };
+  hooks.alter_share = [&broker](std::string group_id,
+                                std::vector<client::ShareGroupOffset> offsets) {
+    return alter_share(broker, std::move(group_id), std::move(offsets));
   };
   return hooks;
 }

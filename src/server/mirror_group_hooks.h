@@ -7,16 +7,15 @@
 
 #include "mirror/cluster_sync_destination.h"
 
-namespace mirra::groups {
-class GroupCoordinator;
-}
-
 namespace mirra::server {
 
-// describe: a group's existence, protocol type and member count (unknown or not loaded yet:
-// exists = false). commit: an admin commit (generation -1, no member id, as Kafka's tools
-// commit), which the coordinator takes only while the group has no members; a refusal of
-// the whole group comes back as the Status.
-mirror::GroupHooks mirror_group_hooks(groups::GroupCoordinator& coordinator);
+struct BrokerState;
+
+// describe: a group's existence, protocol type ("share" for a share group) and member count
+// (unknown or not loaded yet: exists = false). commit: an admin commit (generation -1, no
+// member id, as Kafka's tools commit), which the coordinator takes only while the group has no
+// members; a refusal of the whole group comes back as the Status. alter_share: what
+// AlterShareGroupOffsets does (server/share_admin.h).
+mirror::GroupHooks mirror_group_hooks(BrokerState& broker);
 
 }  // namespace mirra::server

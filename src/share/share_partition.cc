@@ -43,6 +43,14 @@ int16_t SharePartition::delivery_count(int64_t offset) const {
   return it == records_.end() ? 0 : it->second.delivery_count;
 }
 
+int64_t SharePartition::finished_in_flight() const {
+  int64_t n = 0;
+  for (const auto& [offset, r] : records_) {
+    if (r.state == RecordState::acknowledged || r.state == RecordState::archived) ++n;
+  }
+  return n;
+}
+
 std::vector<AcquiredRange> SharePartition::acquire(const std::string& member, int64_t from,
                                                    int64_t readable_end, int64_t max_records,
                                                    int64_t now_ms, const ShareLimits& limits) {

@@ -75,6 +75,9 @@ class SharePartition {
   // The state of an in-flight offset; archived below the start, available from the end.
   RecordState state(int64_t offset) const;
   int16_t delivery_count(int64_t offset) const;
+  // In-flight offsets already finished (Acknowledged or Archived): above the start, but not to
+  // be delivered again (Kafka's delivery-complete count, which a group's lag leaves out).
+  int64_t finished_in_flight() const;
 
   // Hands `member` up to `max_records` offsets in [from, readable_end): `readable_end` is the
   // log's end as the group may read it (the high watermark, or the LSO under read_committed)

@@ -61,4 +61,36 @@ void ShareState::restore(const ShareKey& key, SharePartition partition) {
   partitions_.insert_or_assign(key, std::move(partition));
 }
 
+void ShareState::reset(const ShareKey& key, int64_t start_offset) {
+  get_or_create(key, start_offset).reset(start_offset);
+}
+
+std::vector<ShareKey> ShareState::keys_of(const std::string& group_id) const {
+  std::vector<ShareKey> keys;
+  for (auto it = partitions_.lower_bound(group_begin(group_id));
+       it != partitions_.end() && it->first.group_id == group_id; ++it) {
+    keys.push_back(it->first);
+  }
+  return keys;
+}
+
+std::vector<ShareKey> ShareState::erase_topic(const std::string& group_id, const Uuid& topic_id) {
+  std::vector<ShareKey> keys;
+  auto it = partitions_.lower_bound(ShareKey{group_id, topic_id, INT32_MIN});
+  while (it != partitions_.end() && it->first.group_id == group_id &&
+         it->first.topic_id == topic_id) {
+    keys.push_back(it->first);
+    it = partitions_.erase(it);
+  }
+  return keys;
+}
+
+std::vector<std::string> ShareState::group_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& [key, p] : partitions_) {
+    if (ids.empty() || ids.back() != key.group_id) ids.push_back(key.group_id);
+  }
+  return ids;
+}
+
 }  // namespace mirra::share

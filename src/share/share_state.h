@@ -45,6 +45,13 @@ class ShareState {
   std::vector<ShareKey> group_deleted(const std::string& group_id);
   // A partition as the store had it at start-up.
   void restore(const ShareKey& key, SharePartition partition);
+  // AlterShareGroupOffsets: the partition starts afresh at `start_offset` (created if new).
+  void reset(const ShareKey& key, int64_t start_offset);
+  // The group's partitions (of one topic: erase_topic also forgets them), in key order.
+  std::vector<ShareKey> keys_of(const std::string& group_id) const;
+  std::vector<ShareKey> erase_topic(const std::string& group_id, const Uuid& topic_id);
+  // Every group holding state for some partition.
+  std::vector<std::string> group_ids() const;
 
   size_t partition_count() const { return partitions_.size(); }
 

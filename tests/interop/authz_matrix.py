@@ -305,6 +305,17 @@ def s_share_group(env, n):
     env.admin_ok(76, 1, share_join(n), what=n.group)
 
 
+def alter_share_offsets(n):
+    return {"group_id": n.group, "topics": [{"topic_name": n.topic, "partitions": [
+        {"partition_index": 0, "start_offset": 0}]}]}
+
+
+def s_share_offsets(env, n):
+    """n's topic, and a share group (without members) with a start offset on it."""
+    s_topic(env, n)
+    env.admin_ok(91, 0, alter_share_offsets(n), what=n.group)
+
+
 def txn_offset_commit(n):
     return {"transactional_id": n.txn, "group_id": n.group, "producer_id": n.pid,
             "producer_epoch": n.epoch, "topics": [{"name": n.topic, "partitions": [
@@ -502,6 +513,16 @@ def _rows():
             setup=s_topic_id, partial=[(G("Read"), TOPIC_AUTHZ)]),
         Row("ShareAcknowledge", 79, 1, share_acknowledge, G("Read"), GROUP_AUTHZ, ok={122},
             setup=s_topic_id),
+        # Share-group offsets: DESCRIBE, READ or DELETE on the group, then on each topic.
+        Row("DescribeShareGroupOffsets", 90, 1, lambda n: {"groups": [{
+            "group_id": n.group, "topics": [{"topic_name": n.topic, "partitions": [0]}]}]},
+            both(G("Describe"), T("Describe")), GROUP_AUTHZ, setup=s_share_offsets,
+            partial=[(G("Describe"), TOPIC_AUTHZ)]),
+        Row("AlterShareGroupOffsets", 91, 0, alter_share_offsets, both(G("Read"), T("Read")),
+            GROUP_AUTHZ, setup=s_topic, partial=[(G("Read"), TOPIC_AUTHZ)]),
+        Row("DeleteShareGroupOffsets", 92, 0, lambda n: {"group_id": n.group, "topics": [
+            {"topic_name": n.topic}]}, both(G("Delete"), T("Read")), GROUP_AUTHZ,
+            setup=s_share_offsets, partial=[(G("Delete"), TOPIC_AUTHZ)]),
         Row("FindCoordinator share", 10, 6,
             lambda n: {"key_type": 2, "coordinator_keys": [f"{n.group}:AAAAAAAAAAAAAAAAAAAAAQ:0"]},
             C("ClusterAction"), CLUSTER_AUTHZ),

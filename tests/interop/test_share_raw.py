@@ -3,76 +3,11 @@ driven by src/protocol/messages): what librdkafka's share consumer does not send
 show. A share session dies with its TCP connection and gives its member's records back; Gap
 and Renew acknowledgements; ShareFetch and ShareAcknowledge v2; the advertised versions.
 Records are produced by a real client (confluent-kafka)."""
-import uuid
-
-from confluent_kafka import Producer
-
-from mirra_testlib import connect, wait_until
 from msg_codec import Connection
 
-SHARE_FETCH, SHARE_ACK, CREATE_TOPICS, API_VERSIONS = 78, 79, 19, 18
-
-
-def create_topic(port, name, partitions=1):
-    with Connection(connect(port)) as c:
-        r = c.call(CREATE_TOPICS, 7, {"topics": [{"name": name, "num_partitions": partitions,
-                                                  "replication_factor": 1}],
-                                      "timeout_ms": 10000})
-    t = r["topics"][0]
-    assert t["error_code"] == 0, t
-    return t["topic_id"]
-
-
-def produce(bootstrap, topic, n):
-    p = Producer({"bootstrap.servers": bootstrap})
-    for i in range(n):
-        p.produce(topic, value=f"v{i}".encode(), partition=0)
-    assert p.flush(15) == 0
-
-
-class Member:
-    """One share consumer's session on its own connection, epoch by epoch."""
-
-    def __init__(self, port, topic_id, member_id=None, group="g"):
-        self.conn = Connection(connect(port))
-        self.topic_id, self.group = topic_id, group
-        self.member_id = member_id or str(uuid.uuid4())
-        self.epoch = 0
-
-    def _topics(self, acks):
-        """Partition 0 of the topic with `acks`: (first, last, [types]) batches."""
-        return [{"topic_id": self.topic_id, "partitions": [{
-            "partition_index": 0,
-            "acknowledgement_batches": [{"first_offset": f, "last_offset": last,
-                                         "acknowledge_types": t} for f, last, t in acks]}]}]
-
-    def fetch(self, max_records=100, acks=(), version=1, **extra):
-        body = {"group_id": self.group, "member_id": self.member_id,
-                "share_session_epoch": self.epoch, "max_wait_ms": 0, "min_bytes": 0,
-                "max_bytes": 1 << 20, "max_records": max_records, "batch_size": max_records,
-                "topics": self._topics(acks)}
-        body.update(extra)
-        r = self.conn.call(SHARE_FETCH, version, body)
-        assert r["error_code"] == 0, r
-        self.epoch += 1
-        return r
-
-    def acknowledge(self, acks, version=1, close=False, **extra):
-        body = {"group_id": self.group, "member_id": self.member_id,
-                "share_session_epoch": -1 if close else self.epoch, "topics": self._topics(acks)}
-        body.update(extra)
-        r = self.conn.call(SHARE_ACK, version, body)
-        self.epoch += 1
-        return r
-
-
-def acquired(r):
-    return [(a["first_offset"], a["last_offset"], a["delivery_count"])
-            for t in r["responses"] for p in t["partitions"] for a in p["acquired_records"]]
-
-
-def partition0(r):
-    return r["responses"][0]["partitions"][0]
+from mirra_testlib import connect, wait_until
+from share_raw import API_VERSIONS, SHARE_ACK, SHARE_FETCH, Member, acquired, create_topic, \
+    partition0, produce
 
 
 def test_the_share_apis_are_advertised_at_kafka_4_2_versions(broker):
@@ -109,6 +44,19 @@ def test_gap_and_accept_finish_records_and_reject_archives_them(broker):
     assert partition0(r)["acknowledge_error_code"] == 0
     produce(broker.bootstrap, "share-raw-gap", 1)
     assert acquired(b.fetch()) == [(4, 4, 1)]  # nothing of 0-3 comes back
+
+
+def test_one_fetch_reads_on_past_a_megabyte_while_records_are_wanted(broker):
+    """The broker reads the log a piece (1 MiB) at a time, not the client's MaxBytes at once;
+    a fetch wanting more records than a piece holds still gets them all in one answer."""
+    topic_id = create_topic(broker.port, "share-raw-pieces")
+    a = Member(broker.port, topic_id)
+    a.fetch()
+    produce(broker.bootstrap, "share-raw-pieces", 1500, size=2048)
+    r = a.fetch(max_records=1500, max_bytes=50 << 20)
+    offsets = [o for first, last, _ in acquired(r) for o in range(first, last + 1)]
+    assert offsets == list(range(1500))
+    assert len(partition0(r)["records"]) > 1500 * 2048
 
 
 def test_renew_keeps_a_lock_and_v2_reports_the_lock_duration(make_broker):

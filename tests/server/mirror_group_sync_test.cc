@@ -14,6 +14,7 @@
 #include "protocol/messages/offset_fetch.h"
 #include "server/in_process_broker.h"
 #include "server/mirror_group_hooks.h"
+#include "share/share_state.h"
 
 namespace mirra::server {
 namespace {
@@ -106,7 +107,7 @@ TEST_F(MirrorGroupSyncTest, OffsetFetchV8AnswersEveryGroupOfOneRequest) {
 }
 
 TEST_F(MirrorGroupSyncTest, TheHooksDescribeGroupsAndCommitAsAnAdmin) {
-  mirror::GroupHooks hooks = mirror_group_hooks(*broker_->state().groups);
+  mirror::GroupHooks hooks = mirror_group_hooks(broker_->state());
   EXPECT_FALSE(hooks.describe("c").exists);
   Result<std::vector<client::PartitionStatus>> done = Status();
   broker_->run([&]() -> asio::awaitable<void> {
@@ -138,6 +139,41 @@ TEST_F(MirrorGroupSyncTest, TheHooksDescribeGroupsAndCommitAsAnAdmin) {
   }());
   ASSERT_FALSE(done.ok());
   EXPECT_EQ(done.status().code(), ErrorCode::UNKNOWN_MEMBER_ID);
+}
+
+// The share-group sync's side: the group is created as a share group with the start offsets
+// set, and shown as one; a consumer group's id is refused as a whole.
+TEST_F(MirrorGroupSyncTest, TheShareHookSetsStartOffsetsAndCreatesTheShareGroup) {
+  mirror::GroupHooks hooks = mirror_group_hooks(broker_->state());
+  Result<std::vector<client::PartitionStatus>> done = Status();
+  auto alter = [&](std::string group, std::vector<client::ShareGroupOffset> offsets) {
+    broker_->run([&]() -> asio::awaitable<void> {
+      done = co_await hooks.alter_share(std::move(group), std::move(offsets));
+    }());
+  };
+  alter("s", {{{"t", 1}, Status::OK(), 5}, {{"t", 7}, Status::OK(), 1}});
+  ASSERT_TRUE(done.ok()) << done.status().to_string();
+  ASSERT_EQ(done->size(), 2u);
+  EXPECT_TRUE(done->at(0).status.ok());
+  EXPECT_EQ(done->at(1).status.code(), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  const mirror::DestinationGroup s = hooks.describe("s");
+  EXPECT_TRUE(s.exists);
+  EXPECT_EQ(s.protocol_type, "share");
+  EXPECT_EQ(s.members, 0u);
+  const Uuid topic_id = broker_->state().metadata->image().topic("t")->id;
+  const share::SharePartition* p = broker_->state().share->find({"s", topic_id, 1});
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->start_offset(), 5);
+
+  broker_->run([&]() -> asio::awaitable<void> {  // "c" becomes a group with committed offsets
+    std::vector<client::OffsetToCommit> offsets{{{"t", 0}, 11, -1, ""}};
+    done = co_await hooks.commit("c", offsets);
+  }());
+  ASSERT_TRUE(done.ok()) << done.status().to_string();
+  alter("c", {{{"t", 0}, Status::OK(), 1}});
+  ASSERT_FALSE(done.ok());
+  EXPECT_EQ(done.status().code(), ErrorCode::GROUP_ID_NOT_FOUND);
+  EXPECT_EQ(broker_->state().groups->find_share("c"), nullptr);
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ asio::awaitable<HandlerResult> handle_share_acknowledge(RequestContext& ctx) {
   for (auto& [id, target] : results) {
     if (target.part == nullptr) continue;
     const share::ShareKey key{group, id.topic_id, id.partition};  // named: see persist_share_state
-    const ErrorCode e = co_await persist_share_state(ctx, key);
+    const ErrorCode e = co_await persist_share_state(*ctx.broker, key);
     if (target.error == ErrorCode::NONE) target.error = e;
   }
   if (req->share_session_epoch == -1) {

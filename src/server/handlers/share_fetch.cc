@@ -161,6 +161,48 @@ int64_t count_of(const std::vector<share::AcquiredRange>& ranges) {
   return n;
 }
 
+// A share fetch reads the log a piece of this size at a time, and goes on with the next piece
+// while records are wanted: a client's MaxBytes (librdkafka's 50 MiB) read at once would copy far
+// more than the MaxRecords (a few hundred) it asks for.
+constexpr int32_t kShareReadPiece = 1 << 20;
+
+// Acquires from one read of the log at `from` (at most `max_bytes`): the acquired ranges and
+// the batches holding them go to `fp`. Returns how many records, and sets `next` to where the
+// following read would start (-1: none, the read reached the bound or acquisition stopped).
+asio::awaitable<int64_t> acquire_piece(RequestContext& ctx, FetchPart& fp,
+                                       const share::ShareKey& key, const std::string& member,
+                                       int64_t from, int64_t max_records, int32_t max_bytes,
+                                       const groups::ShareGroupSettings& settings,
+                                       const share::ShareLimits& limits, int64_t& next) {
+  next = -1;
+  const bool committed = settings.read_committed;
+  ShareRead read = co_await ctx.broker->partitions->run(
+      fp.target.part, [from, max_bytes, committed](const storage::PartitionLog& log) {
+        return read_batches(log, from, max_bytes, committed);
+      });
+  if (!read.outcome.ok()) {
+    fp.target.error = read.outcome.code();
+    co_return 0;
+  }
+  // The group's state may have changed while the read was away (another fetch, a reset, a
+  // deletion): look it up again; acquire() stays within what was read.
+  share::SharePartition* p = ctx.broker->share->find(key);
+  if (p == nullptr || read.batches.empty()) co_return 0;
+  const int64_t readable_end = std::min(read.batches.back().last + 1, read.bound);
+  const int64_t now = steady_ms();
+  auto acquired = drop_skipped(*p, member, read,
+                               p->acquire(member, from, readable_end, max_records, now, limits),
+                               now, limits);
+  const std::vector<uint8_t> bytes = batches_holding(read, acquired);
+  fp.records.insert(fp.records.end(), bytes.begin(), bytes.end());
+  fp.acquired.insert(fp.acquired.end(), acquired.begin(), acquired.end());
+  // Only new records lie beyond this read: a later piece starts where it ended.
+  if (readable_end < read.bound && p->first_acquirable(limits) == readable_end) {
+    next = readable_end;
+  }
+  co_return count_of(acquired);
+}
+
 // Acquires up to max_records records of one partition for the member. Returns how many.
 asio::awaitable<int64_t> acquire_one(RequestContext& ctx, FetchPart& fp, const std::string& group,
                                      const std::string& member, int64_t max_records,
@@ -177,32 +219,18 @@ asio::awaitable<int64_t> acquire_one(RequestContext& ctx, FetchPart& fp, const s
   share::SharePartition* p = state.find_current(key, steady_ms());
   if (p == nullptr) co_return 0;  // the group was deleted meanwhile
   p->advance_log_start(part->offsets.log_start);
-  const int64_t from = p->first_acquirable(limits);
+  int64_t from = p->first_acquirable(limits);
   const int64_t bound = settings.read_committed ? part->offsets.last_stable
                                                 : part->offsets.high_watermark;
-  if (from < 0 || from >= bound) co_return 0;
-  const bool committed = settings.read_committed;
-  ShareRead read = co_await ctx.broker->partitions->run(
-      part, [from, max_bytes, committed](const storage::PartitionLog& log) {
-        return read_batches(log, from, max_bytes, committed);
-      });
-  if (!read.outcome.ok()) {
-    fp.target.error = read.outcome.code();
-    co_return 0;
+  int64_t taken = 0;
+  while (from >= 0 && from < bound && taken < max_records) {
+    const auto left = static_cast<int32_t>(
+        std::max<int64_t>(0, int64_t{max_bytes} - static_cast<int64_t>(fp.records.size())));
+    if (left == 0 && taken > 0) break;
+    taken += co_await acquire_piece(ctx, fp, key, member, from, max_records - taken,
+                                    std::min(left, kShareReadPiece), settings, limits, from);
   }
-  // The group's state may have changed while the read was away (another fetch, a reset, a
-  // deletion): look it up again; acquire() stays within what was read.
-  p = state.find(key);
-  if (p == nullptr || read.batches.empty()) co_return 0;
-  const int64_t readable_end = std::min(read.batches.back().last + 1, read.bound);
-  const int64_t now = steady_ms();
-  auto acquired = drop_skipped(*p, member, read,
-                               p->acquire(member, from, readable_end, max_records, now, limits),
-                               now, limits);
-  fp.records = batches_holding(read, acquired);
-  const int64_t n = count_of(acquired);
-  fp.acquired.insert(fp.acquired.end(), acquired.begin(), acquired.end());
-  co_return n;
+  co_return taken;
 }
 
 // Waits until one of the partitions changes or the deadline passes.
@@ -348,7 +376,7 @@ asio::awaitable<void> persist_acked(RequestContext& ctx, const std::string& grou
   for (auto& [id, fp] : parts) {
     if (!fp.acked) continue;
     const share::ShareKey key{group, id.topic_id, id.partition};  // named: see persist_share_state
-    const ErrorCode e = co_await persist_share_state(ctx, key);
+    const ErrorCode e = co_await persist_share_state(*ctx.broker, key);
     if (e != ErrorCode::NONE && fp.ack_error == ErrorCode::NONE) fp.ack_error = e;
   }
 }

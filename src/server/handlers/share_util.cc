@@ -93,9 +93,9 @@ ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
   return ErrorCode::NONE;
 }
 
-asio::awaitable<ErrorCode> persist_share_state(RequestContext& ctx, const share::ShareKey& key) {
-  if (ctx.broker->share_store == nullptr) co_return ErrorCode::NONE;
-  share::ShareState* state = ctx.broker->share;
+asio::awaitable<ErrorCode> persist_share_state(BrokerState& broker, const share::ShareKey& key) {
+  if (broker.share_store == nullptr) co_return ErrorCode::NONE;
+  share::ShareState* state = broker.share;
   // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
   std::function<std::optional<share::ShareSnapshot>()> take =
       [state, key]() -> std::optional<share::ShareSnapshot> {
@@ -103,7 +103,7 @@ asio::awaitable<ErrorCode> persist_share_state(RequestContext& ctx, const share:
     if (p == nullptr) return std::nullopt;
     return p->snapshot();
   };
-  const Status s = co_await ctx.broker->share_store->write(key, std::move(take));
+  const Status s = co_await broker.share_store->write(key, std::move(take));
   if (s.ok()) co_return ErrorCode::NONE;
   MIRRA_LOG_WARN("share group {}: state of partition {} not written: {}", key.group_id,
                  key.partition, s.to_string());

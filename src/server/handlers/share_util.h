@@ -77,6 +77,6 @@ ErrorCode apply_acks(share::ShareState& state, const share::ShareKey& key,
 
 // Makes the partition's state durable (share/share_store.h) before an acknowledgement of it
 // is answered: NONE, or KAFKA_STORAGE_ERROR when it could not be written.
-asio::awaitable<ErrorCode> persist_share_state(RequestContext& ctx, const share::ShareKey& key);
+asio::awaitable<ErrorCode> persist_share_state(BrokerState& broker, const share::ShareKey& key);
 
 }  // namespace mirra::server
