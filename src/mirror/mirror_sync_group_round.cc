@@ -198,6 +198,19 @@ std::optional<Status> MirrorSync::check_group(SyncKind kind, const std::string& 
     return fetched;
   }
   const DestinationGroup dest = ctx_.destination.group(group);
+  // The type first: a group id of the other type here is refused whether or not it has
+  // members, so describe always names the conflict (issue 20).
+  if (dest.exists && !type_ok(dest.protocol_type)) {
+    const std::string what = dest.protocol_type.empty()
+                                 ? std::string("an offsets-only group")
+                                 : fmt::format("a {} group", dest.protocol_type);
+    Status refused(ErrorCode::GROUP_ID_NOT_FOUND,
+                   fmt::format("group {} is {} on the destination, not a {} group", group, what,
+                               kind == SyncKind::kShareGroups ? "share" : "consumer"));
+    st.active_on_destination = false;
+    set_group_error(group, st, refused);
+    return refused;
+  }
   const bool active = dest.exists && dest.members > 0;
   if (active && !st.active_on_destination) {
     MIRRA_LOG_INFO("mirror {}: group {} has members on the destination: its {} are left to them",
@@ -213,16 +226,6 @@ std::optional<Status> MirrorSync::check_group(SyncKind kind, const std::string& 
     forget = true;
     set_group_error(group, st, Status::OK());
     return Status::OK();
-  }
-  if (dest.exists && !type_ok(dest.protocol_type)) {
-    const std::string what = dest.protocol_type.empty()
-                                 ? std::string("an offsets-only group")
-                                 : fmt::format("a {} group", dest.protocol_type);
-    Status refused(ErrorCode::GROUP_ID_NOT_FOUND,
-                   fmt::format("group {} is {} on the destination, not a {} group", group, what,
-                               kind == SyncKind::kShareGroups ? "share" : "consumer"));
-    set_group_error(group, st, refused);
-    return refused;
   }
   return std::nullopt;
 }

@@ -170,8 +170,8 @@ TEST_F(MirrorSyncShareGroupsTest, AGroupWithMembersOnTheDestinationIsLeftAloneAn
 // fails with GROUP_ID_NOT_FOUND for that group alone; the other groups go on.
 TEST_F(MirrorSyncShareGroupsTest, AGroupOfTheOtherTypeOnEitherSideFailsAlone) {
   auto sync = make_sync();
-  share_group("x", {at(kT0, 5)});  // a consumer group on the destination
-  destination_.groups["x"] = {true, "consumer", 0};
+  share_group("x", {at(kT0, 5)});  // a consumer group with members on the destination
+  destination_.groups["x"] = {true, "consumer", 2};
   share_group("offsets-only", {at(kT0, 8)});  // committed offsets only on the destination
   destination_.groups["offsets-only"] = {true, "", 0};
   source_->groups.groups.push_back({"y", "consumer", "Empty"});  // a share group on the dest
@@ -184,6 +184,7 @@ TEST_F(MirrorSyncShareGroupsTest, AGroupOfTheOtherTypeOnEitherSideFailsAlone) {
 
   const auto& groups = sync->status().groups;
   EXPECT_EQ(groups.at("x").error.code(), ErrorCode::GROUP_ID_NOT_FOUND);
+  EXPECT_FALSE(groups.at("x").active_on_destination);  // the conflict, not its members, is shown
   EXPECT_EQ(groups.at("offsets-only").error.code(), ErrorCode::GROUP_ID_NOT_FOUND);
   EXPECT_EQ(groups.at("y").error.code(), ErrorCode::GROUP_ID_NOT_FOUND);
   EXPECT_NE(groups.at("x").error.message().find("consumer group on the destination, not a share"),
