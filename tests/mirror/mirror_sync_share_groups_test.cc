@@ -27,7 +27,7 @@ class MirrorSyncShareGroupsTest : public test::SyncFixture {
 
   // A share group on the source with its start offsets.
   void share_group(const std::string& id, std::vector<ShareGroupOffset> offsets) {
-    source_->groups.groups.push_back({id, "share", "Empty"});
+    source_->groups.groups.push_back({id, "share", "Empty", "share"});
     for (ShareGroupOffset& o : offsets) source_->share_offsets[id][o.tp] = o;
   }
   static ShareGroupOffset at(TopicPartition tp, int64_t start) {
@@ -75,7 +75,7 @@ TEST_F(MirrorSyncShareGroupsTest, StartOffsetsAreWrittenAndTheShareGroupCreated)
 TEST_F(MirrorSyncShareGroupsTest, OneListingPerRoundServesBothGroupKinds) {
   auto sync = make_sync();
   share_group("sg", {at(kT0, 5)});
-  source_->groups.groups.push_back({"cg", "consumer", "Empty"});
+  source_->groups.groups.push_back({"cg", "consumer", "Empty", "classic"});
   source_->offsets["cg"][kT0] = {kT0, Status::OK(), 3, -1, std::nullopt};
   round(*sync);
   EXPECT_EQ(source_->list_groups_calls, 1);
@@ -174,11 +174,12 @@ TEST_F(MirrorSyncShareGroupsTest, AGroupOfTheOtherTypeOnEitherSideFailsAlone) {
   destination_.groups["x"] = {true, "consumer", 2};
   share_group("offsets-only", {at(kT0, 8)});  // committed offsets only on the destination
   destination_.groups["offsets-only"] = {true, "", 0};
-  source_->groups.groups.push_back({"y", "consumer", "Empty"});  // a share group on the dest
+  source_->groups.groups.push_back(
+      {"y", "consumer", "Empty", "classic"});  // a share group on the dest
   source_->offsets["y"][kT0] = {kT0, Status::OK(), 4, -1, std::nullopt};
   destination_.groups["y"] = {true, "share", 0};
   share_group("fine", {at(kT0, 6)});
-  source_->groups.groups.push_back({"cg", "consumer", "Empty"});
+  source_->groups.groups.push_back({"cg", "consumer", "Empty", "classic"});
   source_->offsets["cg"][kT0] = {kT0, Status::OK(), 3, -1, std::nullopt};
   round(*sync);
 
@@ -266,7 +267,7 @@ TEST_F(MirrorSyncShareGroupsTest, NothingIsSyncedOnceTheTopicIsFailedOverOrPause
 TEST_F(MirrorSyncShareGroupsTest, GroupsGoneFromTheSourceAreDroppedOnlyFromTheirOwnKind) {
   auto sync = make_sync();
   share_group("sg", {at(kT0, 1)});
-  source_->groups.groups.push_back({"cg", "consumer", "Empty"});
+  source_->groups.groups.push_back({"cg", "consumer", "Empty", "classic"});
   round(*sync);
   EXPECT_EQ(sync->status().groups.size(), 2u);
   source_->groups.groups.erase(source_->groups.groups.begin());  // sg gone
