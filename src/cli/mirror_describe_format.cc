@@ -50,10 +50,11 @@ std::string sync_tables(const client::MirrorDescription& m, int64_t now_ms) {
   out += kinds.render();
   if (m.sync_groups.empty()) return out;
   out += "\n";
-  Table groups({"GROUP", "ACTIVE-ON-DESTINATION", "LAST-SYNCED", "OFFSETS", "ERROR"});
+  Table groups({"GROUP", "KIND", "ACTIVE-ON-DESTINATION", "LAST-SYNCED", "OFFSETS", "ERROR"});
   for (const auto& g : m.sync_groups) {
-    groups.add({g.group_id, g.active_on_destination ? "yes" : "no", age(g.last_synced_ms, now_ms),
-                std::to_string(g.offsets_committed), g.error.ok() ? "-" : g.error.message()});
+    groups.add({g.group_id, mirror::sync_kind_name(g.kind), g.active_on_destination ? "yes" : "no",
+                age(g.last_synced_ms, now_ms), std::to_string(g.offsets_committed),
+                g.error.ok() ? "-" : g.error.message()});
   }
   return out + groups.render();
 }

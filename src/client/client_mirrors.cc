@@ -179,7 +179,8 @@ std::vector<MirrorDescription> mirror_descriptions(const protocol::DescribeMirro
     }
     for (const auto& g : m.sync_groups) {
       d.sync_groups.push_back({g.group_id, sync_status(g.error_code, g.error_message),
-                               g.active_on_destination, g.last_synced_ms, g.offsets_committed});
+                               g.active_on_destination, g.last_synced_ms, g.offsets_committed,
+                               g.kind});
     }
     d.throttled_rate = m.throttled_rate;
     d.destination_throttled_ms = m.destination_throttled_ms;

@@ -515,7 +515,8 @@ struct MirrorTopicDescription {
 };
 
 // One kind of the mirror's sync tasks (docs/mirroring-design.md §8, §12): kind is
-// DescribeMirrors' number (topics 0, configs 1, partitions 2, groups 3); times are wall-clock
+// DescribeMirrors' number (topics 0, configs 1, partitions 2, groups 3, acls 4, share groups 5);
+// times are wall-clock
 // ms, -1 for never.
 struct MirrorSyncKindDescription {
   int8_t kind = 0;
@@ -532,13 +533,15 @@ struct MirrorSyncKindDescription {
 };
 
 // A source group whose offset sync has something to say: an error, or skipped because it has
-// members on the destination.
+// members on the destination. `kind`: the sync kind's number, groups 3 (a consumer group's
+// committed offsets) or share groups 5 (a share group's start offsets).
 struct MirrorSyncGroupDescription {
   std::string group_id;
   Status error;
   bool active_on_destination = false;
   int64_t last_synced_ms = -1;
   int64_t offsets_committed = 0;
+  int8_t kind = 3;
 };
 
 struct MirrorDescription {

@@ -4,6 +4,24 @@
 #include "mirror/mirror_sync.h"
 
 namespace mirra::mirror {
+namespace {
+
+// The client's per-group answers (GroupOffsets, ShareGroupOffsets: group_id, status, offsets)
+// keyed by group, each group's error as its own entry.
+template <typename Group>
+std::map<std::string, Result<decltype(Group::offsets)>> by_group(std::vector<Group>& groups) {
+  std::map<std::string, Result<decltype(Group::offsets)>> out;
+  for (Group& g : groups) {
+    if (g.status.ok()) {
+      out.insert_or_assign(g.group_id, std::move(g.offsets));
+    } else {
+      out.insert_or_assign(g.group_id, std::move(g.status));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ClientSyncSource::ClientSyncSource(std::unique_ptr<client::Client> client)
     : client_(std::move(client)) {
@@ -37,19 +55,20 @@ ClientSyncSource::committed_offsets(std::vector<std::string> groups,
   // is one request per coordinator, not a thousand.
   auto fetched = co_await client_->offset_fetch_groups(std::move(groups), std::move(partitions));
   if (!fetched.ok()) co_return fetched.status();
-  std::map<std::string, Result<std::vector<client::CommittedOffset>>> out;
-  for (client::GroupOffsets& g : fetched.value()) {
-    if (g.status.ok()) {
-      out.insert_or_assign(g.group_id, std::move(g.offsets));
-    } else {
-      out.insert_or_assign(g.group_id, std::move(g.status));
-    }
-  }
-  co_return out;
+  co_return by_group(fetched.value());
 }
 
 asio::awaitable<Result<std::vector<security::AclBinding>>> ClientSyncSource::acls() {
   co_return co_await client_->describe_acls(security::AclBindingFilter{});  // matches every ACL
+}
+
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+ClientSyncSource::share_group_offsets(std::vector<std::string> groups,
+                                      std::vector<client::TopicPartition> partitions) {
+  // One DescribeShareGroupOffsets per coordinator for all the groups, as OffsetFetch above.
+  auto fetched = co_await client_->share_group_offsets(std::move(groups), std::move(partitions));
+  if (!fetched.ok()) co_return fetched.status();
+  co_return by_group(fetched.value());
 }
 
 void ClientSyncSource::close() { client_->close(); }

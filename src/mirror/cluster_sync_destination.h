@@ -70,6 +70,8 @@ class ClusterSyncDestination : public SyncDestination {
   std::optional<DestinationBounds> bounds(const client::TopicPartition& tp) const override;
   asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
+  asio::awaitable<Result<std::vector<client::PartitionStatus>>> alter_share_offsets(
+      const std::string& group_id, std::vector<client::ShareGroupOffset> offsets) override;
   void set_group_hooks(GroupHooks hooks) { groups_ = std::move(hooks); }
   // cluster_sync_acls.cc
   Result<std::vector<DestinationAcl>> acls() const override;

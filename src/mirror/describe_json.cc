@@ -64,10 +64,12 @@ std::string sync_kind_json(const client::MirrorDescription& m,
 std::string sync_group_json(const client::MirrorDescription& m,
                             const client::MirrorSyncGroupDescription& g) {
   return fmt::format(
-      "{{\"type\":\"syncGroup\",\"mirror\":{},\"group\":{},\"activeOnDestination\":{},"
-      "\"lastSyncedMs\":{},\"offsetsCommitted\":{},\"errorCode\":{},\"error\":{}}}",
-      json_string(m.name), json_string(g.group_id), g.active_on_destination, g.last_synced_ms,
-      g.offsets_committed, error_number(g.error.code()), json_error(g.error));
+      "{{\"type\":\"syncGroup\",\"mirror\":{},\"group\":{},\"kind\":{},"
+      "\"activeOnDestination\":{},\"lastSyncedMs\":{},\"offsetsCommitted\":{},\"errorCode\":{},"
+      "\"error\":{}}}",
+      json_string(m.name), json_string(g.group_id), json_string(sync_kind_name(g.kind)),
+      g.active_on_destination, g.last_synced_ms, g.offsets_committed, error_number(g.error.code()),
+      json_error(g.error));
 }
 
 std::string mirror_json(const client::MirrorDescription& m) {

@@ -4,7 +4,8 @@
 //
 // Rows: a partition row (no "type" key: mirror, topic, topicId, partition, state, offsets, lag,
 // rates, lastError), and rows with "type" "throttle", "sync" (one per kind of sync task) and
-// "syncGroup". Numbers that are unknown are -1, as on the wire; errors are null or a message.
+// "syncGroup" (its "kind": "groups" for a consumer group, "share-groups" for a share group).
+// Numbers that are unknown are -1, as on the wire; errors are null or a message.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,8 @@
 
 namespace mirra::mirror {
 
-// "topics", "configs", "partitions", "groups", "acls"; a kind this build does not know as its
-// number.
+// "topics", "configs", "partitions", "groups", "acls", "share-groups"; a kind this build does not
+// know as its number.
 std::string sync_kind_name(int8_t kind);
 
 std::string partition_json(const client::MirrorDescription& m,

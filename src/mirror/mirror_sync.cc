@@ -26,6 +26,8 @@ std::string_view to_string(SyncKind kind) {
       return "groups";
     case SyncKind::kAcls:
       return "acls";
+    case SyncKind::kShareGroups:
+      return "share-groups";
   }
   return "unknown";
 }
@@ -95,14 +97,17 @@ asio::awaitable<void> MirrorSync::run_round() {
   MIRRA_ASSERT_OWNER(owner_);
   // One Metadata call for the round: the topic, config and partition syncs all work from it.
   round_metadata_ = co_await source_->metadata(std::nullopt);
+  round_groups_.reset();  // listed by the first group kind that needs it (select_groups())
   // Each kind is awaited alone and recorded alone: one kind's failure never skips another.
   for (SyncKind kind : kSyncKinds) {
     if (stopping_) co_return;
     const SteadyTime began = now();
     SyncRound round;
     // Topics, configs and partitions work from the round's Metadata: without it they are not
-    // run, and its error is theirs (describe shows it per kind). Groups and ACLs need none.
-    const bool needs_metadata = kind != SyncKind::kGroups && kind != SyncKind::kAcls;
+    // run, and its error is theirs (describe shows it per kind). Groups, share groups and ACLs
+    // need none.
+    const bool needs_metadata = kind == SyncKind::kTopics || kind == SyncKind::kConfigs ||
+                                kind == SyncKind::kPartitions;
     if (needs_metadata && !round_metadata_.ok()) {
       round.status = Status(round_metadata_.status().code(),
                             "the source's Metadata failed: " + round_metadata_.status().message());
@@ -121,6 +126,9 @@ asio::awaitable<void> MirrorSync::run_round() {
         break;
       case SyncKind::kGroups:
         round = co_await sync_groups();
+        break;
+      case SyncKind::kShareGroups:
+        round = co_await sync_share_groups();
         break;
       case SyncKind::kAcls:
         round = co_await sync_acls();

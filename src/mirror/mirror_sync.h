@@ -2,8 +2,9 @@
 // `mirror.metadata.refresh.interval.ms` a round runs each kind in turn: topics (new source
 // topics matching the mirror's patterns are added; deleted or recreated ones become FAILED),
 // configs (the source's dynamic topic configs), partitions (partitions added on the source),
-// groups (consumer-group offsets) and ACLs (the source's ACLs matching mirror.acl.include). Each
-// kind keeps its own status, which describe shows.
+// groups (consumer-group offsets), ACLs (the source's ACLs matching mirror.acl.include) and
+// share groups (share-group start offsets). Each kind keeps its own status, which describe
+// shows.
 //
 // Off the data path: the sync has its own connection to the source
 // (`mirra-mirror-<mirror>-b<node>-sync`) and its own coroutine, so a slow or failing admin call
@@ -15,6 +16,7 @@
 // Threading: the core thread (checked: MIRRA_ASSERT_OWNER), like the runner.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -46,12 +48,20 @@ namespace mirra::mirror {
 class PatternList;
 
 // The kinds of sync, in the order a round runs them (topics first: the others work on the
-// topics it leaves). Their numbers are DescribeMirrors' SyncKind.
-enum class SyncKind : int8_t { kTopics = 0, kConfigs = 1, kPartitions = 2, kGroups = 3, kAcls = 4 };
-inline constexpr std::array<SyncKind, 5> kSyncKinds{SyncKind::kTopics, SyncKind::kConfigs,
+// topics it leaves; share groups reuse the round's listing of the source's groups that the
+// groups kind made). Their numbers are DescribeMirrors' SyncKind.
+enum class SyncKind : int8_t {
+  kTopics = 0,
+  kConfigs = 1,
+  kPartitions = 2,
+  kGroups = 3,
+  kAcls = 4,
+  kShareGroups = 5,
+};
+inline constexpr std::array<SyncKind, 6> kSyncKinds{SyncKind::kTopics,     SyncKind::kConfigs,
                                                     SyncKind::kPartitions, SyncKind::kGroups,
-                                                    SyncKind::kAcls};
-// "topics", "configs", "partitions", "groups", "acls".
+                                                    SyncKind::kAcls,       SyncKind::kShareGroups};
+// "topics", "configs", "partitions", "groups", "acls", "share-groups".
 std::string_view to_string(SyncKind kind);
 
 // What one kind's part of a round did.
@@ -59,7 +69,7 @@ struct SyncRound {
   Status status;          // OK, or why the round (or part of it) failed
   int64_t looked_at = 0;  // topics, groups or matching source ACLs examined
   int64_t changed = 0;    // topics added or failed, configs set or removed, partitions added,
-                          // offsets committed, ACLs created or removed
+                          // offsets committed, start offsets written, ACLs created or removed
 };
 
 // One kind's status across rounds (describe, docs/mirroring-design.md §12). Times are wall-clock
@@ -77,12 +87,15 @@ struct SyncKindStatus {
   int64_t last_error_ms = -1;
 };
 
-// One source group's offset sync (describe shows the groups with something to say).
+// One source group's offset sync (describe shows the groups with something to say). A group id
+// is one kind of group on the source, so consumer and share groups share one map; `kind` says
+// which sync owns the entry (kGroups or kShareGroups).
 struct GroupSyncStatus {
   Status error;  // why its sync stopped (e.g. GROUP_ID_NOT_FOUND); OK while it syncs
   bool active_on_destination = false;  // skipped: the group has members on the destination
   int64_t last_synced_ms = -1;
-  int64_t offsets_committed = 0;  // in its last sync
+  int64_t offsets_committed = 0;  // in its last sync (start offsets written, for a share group)
+  SyncKind kind = SyncKind::kGroups;
 };
 
 struct MirrorSyncStatus {
@@ -117,14 +130,21 @@ class SyncSource {
   // no authorizer there, CLUSTER_AUTHORIZATION_FAILED: no DESCRIBE on its cluster) as the
   // Result's error.
   virtual asio::awaitable<Result<std::vector<security::AclBinding>>> acls() = 0;
+  // The start offsets of each share group for `partitions` (DescribeShareGroupOffsets; start
+  // offset -1 where the group holds no state). A group's own error (GROUP_ID_NOT_FOUND: not a
+  // share group) is its entry's Status, as for committed_offsets().
+  virtual asio::awaitable<
+      Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+  share_group_offsets(std::vector<std::string> groups,
+                      std::vector<client::TopicPartition> partitions) = 0;
   // Ends every call in progress; the source is not used again.
   virtual void close() = 0;
 };
 
-// A destination group as the offset sync sees it.
+// A destination group as the offset syncs see it.
 struct DestinationGroup {
   bool exists = false;
-  std::string protocol_type;  // "consumer", "" (offsets only), or another kind's
+  std::string protocol_type;  // "consumer", "" (offsets only), "share", or another kind's
   size_t members = 0;
 };
 
@@ -138,6 +158,12 @@ struct DestinationAcl {
 struct DestinationBounds {
   int64_t log_start = 0;
   int64_t last_stable = 0;  // the LSO: no synced offset points above it
+
+  // Where a consumer resuming at the source's `offset` resumes here: max(log start, min(offset,
+  // LSO)). The LSO rather than the log end, so that nobody resumes inside a transaction the
+  // mirror has not seen end; the log start, so that nobody resumes before the data. Committed
+  // offsets and share-group start offsets alike (docs/mirroring-design.md §8).
+  int64_t clamp(int64_t offset) const { return std::max(log_start, std::min(offset, last_stable)); }
 };
 
 // What the sync tasks need of the destination, beyond the data path's MirrorSink (topics,
@@ -174,6 +200,11 @@ class SyncDestination {
   // refusal (GROUP_ID_NOT_FOUND, a group with members) as the Status.
   virtual asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) = 0;
+  // AlterShareGroupOffsets here (the share group created if missing): per partition its
+  // outcome; a refusal of the whole group (NON_EMPTY_GROUP: members joined; GROUP_ID_NOT_FOUND:
+  // a group of another type has the id) as the Status.
+  virtual asio::awaitable<Result<std::vector<client::PartitionStatus>>> alter_share_offsets(
+      const std::string& group_id, std::vector<client::ShareGroupOffset> offsets) = 0;
   // Every ACL here with its maker; SECURITY_DISABLED when this broker has no authorizer (as
   // CreateAcls answers then).
   virtual Result<std::vector<DestinationAcl>> acls() const = 0;
@@ -227,19 +258,80 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
 
   // One file per kind. Each reads the source's topics from round_metadata_ (every topic of
   // the source, fetched once at the start of the round) and records its own errors.
-  asio::awaitable<SyncRound> sync_topics();      // mirror_sync_topics.cc
-  asio::awaitable<SyncRound> sync_configs();     // mirror_sync_configs.cc
-  asio::awaitable<SyncRound> sync_partitions();  // mirror_sync_partitions.cc
-  asio::awaitable<SyncRound> sync_groups();      // mirror_sync_groups.cc
-  asio::awaitable<SyncRound> sync_acls();        // mirror_sync_acls.cc
-  // One group's offsets (mirror_sync_groups.cc): its status updated, the offsets it committed
-  // added to `committed`; its error, if any.
-  asio::awaitable<Status> sync_group(const std::string& group,
-                                     const Result<std::vector<client::CommittedOffset>>& offsets,
-                                     int64_t& committed);
-  asio::awaitable<Status> commit_group(const std::string& group,
-                                       const std::vector<client::CommittedOffset>& offsets,
-                                       int64_t& committed);
+  asio::awaitable<SyncRound> sync_topics();        // mirror_sync_topics.cc
+  asio::awaitable<SyncRound> sync_configs();       // mirror_sync_configs.cc
+  asio::awaitable<SyncRound> sync_partitions();    // mirror_sync_partitions.cc
+  asio::awaitable<SyncRound> sync_groups();        // mirror_sync_groups.cc
+  asio::awaitable<SyncRound> sync_acls();          // mirror_sync_acls.cc
+  asio::awaitable<SyncRound> sync_share_groups();  // mirror_sync_share_groups.cc
+  // What differs between the two group kinds; run_group_kind() (mirror_sync_group_round.cc) is
+  // the rest, the same for both: the consumer groups' committed offsets (Offset CommittedOffset,
+  // Write OffsetToCommit; mirror_sync_groups.cc) and the share groups' start offsets (both
+  // ShareGroupOffset; mirror_sync_share_groups.cc).
+  template <typename Offset, typename Write>
+  struct GroupKind {
+    using Fetched = std::map<std::string, Result<std::vector<Offset>>>;
+    SyncKind kind;
+    // The protocol types the kind syncs: of a source group to take it, of a destination group
+    // to write it (another type there: GROUP_ID_NOT_FOUND).
+    bool (*type_taken)(const std::string& protocol_type);
+    const char* source_call;  // the source's API, in "... had no answer for it"
+    asio::awaitable<Result<Fetched>> (SyncSource::*fetch)(std::vector<std::string> groups,
+                                                          std::vector<client::TopicPartition>);
+    // What stands for the source's offset here (clamped to the partition's bounds); nullopt:
+    // nothing (the source has none).
+    std::optional<Write> (*to_write)(const Offset& source, const DestinationBounds& bounds);
+    bool (*same)(const Write& a, const Write& b);
+    asio::awaitable<Result<std::vector<client::PartitionStatus>>> (SyncDestination::*write)(
+        const std::string& group, std::vector<Write> writes);
+    // What the kind wrote per group and partition at its last success: only a change is
+    // written again.
+    std::map<std::string, std::map<client::TopicPartition, Write>> MirrorSync::*written;
+  };
+  // One round of a group kind (mirror_sync_group_round.cc, instantiated there for both).
+  template <typename Offset, typename Write>
+  asio::awaitable<SyncRound> run_group_kind(const GroupKind<Offset, Write>& k);
+  // One group: its checks, then its offsets written; its status updated, the count written
+  // added to `written`; its error, if any.
+  template <typename Offset, typename Write>
+  asio::awaitable<Status> sync_one_group(const GroupKind<Offset, Write>& k,
+                                         const std::string& group,
+                                         const Result<std::vector<Offset>>& offsets,
+                                         int64_t& written);
+  template <typename Offset, typename Write>
+  asio::awaitable<Status> write_group(const GroupKind<Offset, Write>& k, const std::string& group,
+                                      const std::vector<Offset>& offsets, int64_t& written);
+  // Their helpers, the same whatever the types.
+  // The source's groups that `kind` syncs: listed once per round (the first of the two kinds
+  // lists, the other reuses the answer), of a protocol type `type_taken` takes and taken by
+  // mirror.groups.include/exclude. After a complete listing the status entries of `kind` for
+  // groups no longer there are dropped; a partial one's error is `partial`.
+  struct GroupSelection {
+    std::vector<std::string> groups;
+    Status partial;
+  };
+  asio::awaitable<Result<GroupSelection>> select_groups(SyncKind kind,
+                                                        bool (*type_taken)(const std::string&));
+  // A group kind's round outcome: the listing's `partial` error unless groups failed, then
+  // "N of M groups failed; the first, G: error".
+  struct GroupFailures {
+    size_t failed = 0;
+    std::string first_group;
+    Status first;
+    void add(const std::string& group, Status s);
+    Status outcome(const Status& partial, size_t groups) const;
+  };
+  // Every partition of synced_topics(): what the group syncs work on.
+  std::vector<client::TopicPartition> synced_partitions() const;
+  // A group's checks before its offsets are written: its status entry claimed for `kind`;
+  // `fetched`, the source's error for it; members on the destination (skipped, and `forget`
+  // set: what the sync wrote says nothing of what the group holds once they leave, so all is
+  // written again then); a destination group of a type `type_ok` refuses (GROUP_ID_NOT_FOUND).
+  // A Status: the group is done for this round with it; nullopt: write.
+  std::optional<Status> check_group(SyncKind kind, const std::string& group, const Status& fetched,
+                                    bool (*type_ok)(const std::string&), bool& forget);
+  // A group's error recorded (OK: it syncs), logged once per change.
+  void set_group_error(const std::string& group, GroupSyncStatus& st, const Status& error);
 
   // mirror_sync_topics.cc: the source topics to add this round; why a mirror topic is FAILED
   // for good now (OK: not, or not yet: its first miss is remembered in missing_once_); whether
@@ -263,9 +355,12 @@ class MirrorSync : public std::enable_shared_from_this<MirrorSync> {
       Status(ErrorCode::UNKNOWN_SERVER_ERROR, "no round yet");
   // Topics found missing on the source at the last round: missing twice in a row is deleted.
   std::set<std::string> missing_once_;
-  // The offsets the groups sync committed per group at its last success per partition: only a
-  // change is committed again (mirror_sync_groups.cc).
+  // What the groups and share-groups syncs wrote per group at its last success per partition
+  // (GroupKind::written): only a change is written again.
   std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> group_commits_;
+  std::map<std::string, std::map<client::TopicPartition, client::ShareGroupOffset>> share_writes_;
+  // The source's groups as this round listed them (round_groups()); reset at each round.
+  std::optional<Result<client::GroupListings>> round_groups_;
   // What the configs and partitions syncs said once, not every round: a source without
   // DescribeConfigs, keys this broker refuses ("topic\nkey"), topics with fewer partitions on
   // the source.
@@ -293,6 +388,9 @@ class ClientSyncSource : public SyncSource {
   committed_offsets(std::vector<std::string> groups,
                     std::vector<client::TopicPartition> partitions) override;
   asio::awaitable<Result<std::vector<security::AclBinding>>> acls() override;
+  asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+  share_group_offsets(std::vector<std::string> groups,
+                      std::vector<client::TopicPartition> partitions) override;
   void close() override;
 
  private:

@@ -245,9 +245,10 @@ void write_mirrors(PrometheusText& out, const MetricsSnapshot& s) {
                static_cast<double>(m.source_throttled_ms) / 1000.0);
   }
   for (const auto& [name, help, field] :
-       {std::tuple{"mirra_mirror_sync_runs_total",
-                   "Rounds of each sync task (topics, configs, partitions, groups, acls).",
-                   &MirrorSyncSample::runs},
+       {std::tuple{
+            "mirra_mirror_sync_runs_total",
+            "Rounds of each sync task (topics, configs, partitions, groups, acls, share-groups).",
+            &MirrorSyncSample::runs},
         std::tuple{"mirra_mirror_sync_errors_total",
                    "Rounds of each sync task that ended with an error.",
                    &MirrorSyncSample::failures}}) {

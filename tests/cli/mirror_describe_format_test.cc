@@ -75,13 +75,13 @@ TEST(MirrorDescribeFormat, GroupsTableOnlyWithGroupsToShow) {
   const std::string without = describe_text({m}, kNow);
   EXPECT_EQ(without.find("GROUP "), std::string::npos);
   m.sync_groups.push_back({"app", Status::OK(), true, kNow - 2000, 0});
-  m.sync_groups.push_back({"old", Status(ErrorCode::GROUP_ID_NOT_FOUND, "gone"), false, -1, 0});
+  m.sync_groups.push_back({"old", Status(ErrorCode::GROUP_ID_NOT_FOUND, "gone"), false, -1, 0, 5});
   const auto out = lines(describe_text({m}, kNow));
   ASSERT_EQ(out.size(), 13u);
   EXPECT_EQ(out[9], "");
-  EXPECT_EQ(out[10], "GROUP ACTIVE-ON-DESTINATION LAST-SYNCED OFFSETS ERROR");
-  EXPECT_EQ(out[11], "app   yes                   2.0s ago    0       -");
-  EXPECT_EQ(out[12], "old   no                    -           0       gone");
+  EXPECT_EQ(out[10], "GROUP KIND         ACTIVE-ON-DESTINATION LAST-SYNCED OFFSETS ERROR");
+  EXPECT_EQ(out[11], "app   groups       yes                   2.0s ago    0       -");
+  EXPECT_EQ(out[12], "old   share-groups no                    -           0       gone");
 }
 
 TEST(MirrorDescribeFormat, MirrorWithoutSyncStatusShowsThePartitionsOnly) {
@@ -106,13 +106,14 @@ TEST(MirrorDescribeFormat, JsonRowsPartitionsFirstThenSyncAndGroups) {
   EXPECT_NE(out[2].find("\"kind\":\"configs\""), std::string::npos);
   EXPECT_NE(out[2].find("\"lastErrorCode\":0,\"lastError\":null"), std::string::npos);
   EXPECT_EQ(out[5],
-            " {\"type\":\"syncGroup\",\"mirror\":\"dr\",\"group\":\"app\","
+            " {\"type\":\"syncGroup\",\"mirror\":\"dr\",\"group\":\"app\",\"kind\":\"groups\","
             "\"activeOnDestination\":true,\"lastSyncedMs\":42,\"offsetsCommitted\":3,"
             "\"errorCode\":0,\"error\":null}]");
 }
 
 TEST(MirrorDescribeFormat, UnknownKindShowsItsNumber) {
   EXPECT_EQ(mirror::sync_kind_name(2), "partitions");
+  EXPECT_EQ(mirror::sync_kind_name(5), "share-groups");
   EXPECT_EQ(mirror::sync_kind_name(9), "9");
 }
 

@@ -55,9 +55,32 @@ def describe(dst):
 
 def describe_sync(dst):
     """The sync tasks' rows (docs/mirroring.md "Watch it"): "type" "sync", one per mirror and
-    kind (topics, configs, partitions, groups), and "syncGroup", one per group with something
-    to say."""
+    kind (topics, configs, partitions, groups, acls, share-groups), and "syncGroup", one per group
+    with something to say (its "kind": groups or share-groups)."""
     return [r for r in describe_json(dst) if r.get("type") in ("sync", "syncGroup")]
+
+
+def commit_offsets(broker, group, offsets, topic):
+    """An admin commit of {partition: offset} (no membership: an offsets-only group)."""
+    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                                  "enable.auto.commit": False})
+    try:
+        tps = [TopicPartition(topic, p, o) for p, o in offsets.items()]
+        for tp in c.commit(offsets=tps, asynchronous=False):
+            assert tp.error is None, tp
+    finally:
+        c.close()
+
+
+def committed_offsets(broker, group, topic, partitions):
+    """{partition: committed offset} of `group` (OFFSET_INVALID where it has none)."""
+    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                                  "enable.auto.commit": False})
+    try:
+        got = c.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
+        return {tp.partition: tp.offset for tp in got}
+    finally:
+        c.close()
 
 
 def watermarks_of(bootstrap, topic, partitions, isolation="read_uncommitted"):

@@ -73,7 +73,7 @@ def test_api_shows_what_the_cli_describes(make_broker, tmp_path):
         sorted(map(stable, describe(dst)), key=lambda r: r["partition"])
     cli_sync = {r["kind"] for r in describe_json(dst) if r.get("type") == "sync"}
     assert {r["kind"] for r in m["sync"]} == cli_sync == \
-        {"topics", "configs", "partitions", "groups", "acls"}
+        {"topics", "configs", "partitions", "groups", "share-groups", "acls"}
 
     # /v1/topics: the mirror topic with its id and offsets.
     topics = {t["topic"]: t for t in get_json(dst, "/v1/topics")["topics"]}

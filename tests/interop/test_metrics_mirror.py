@@ -44,7 +44,7 @@ def test_mirror_figures_match_describe_and_failover_loss(make_broker, tmp_path):
     assert one(m, "mirra_mirror_failover_loss_bytes", mirror="dr") > 0
     kinds = {labels["kind"] for name, labels, _ in m
              if name == "mirra_mirror_sync_runs_total" and labels["mirror"] == "dr"}
-    assert kinds == {"topics", "configs", "partitions", "groups", "acls"}, kinds
+    assert kinds == {"topics", "configs", "partitions", "groups", "share-groups", "acls"}, kinds
 
     ok(run_mirra("mirror", "--bootstrap-server", dst.bootstrap, "--remove", "--mirror", "dr",
                  "--topic", topic))

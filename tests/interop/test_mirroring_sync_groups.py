@@ -9,7 +9,7 @@ import confluent_kafka
 from confluent_kafka import TopicPartition
 
 from mirra_testlib import run_mirra, wait_until
-from mirroring import caught_up, ok, start_mirror
+from mirroring import caught_up, commit_offsets, committed_offsets, ok, start_mirror
 
 STEP = 30  # seconds: the bound of each wait
 PARTITIONS = 2
@@ -31,26 +31,11 @@ def produce(bootstrap, topic, count):
 
 
 def commit(broker, group, offsets, topic="orders"):
-    """An admin commit of {partition: offset} (no membership: an offsets-only group)."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
-                                  "enable.auto.commit": False})
-    try:
-        tps = [TopicPartition(topic, p, o) for p, o in offsets.items()]
-        for tp in c.commit(offsets=tps, asynchronous=False):
-            assert tp.error is None, tp
-    finally:
-        c.close()
+    commit_offsets(broker, group, offsets, topic)
 
 
 def committed(broker, group, topic="orders"):
-    """{partition: committed offset} of `group` (NONE where it has none)."""
-    c = confluent_kafka.Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
-                                  "enable.auto.commit": False})
-    try:
-        got = c.committed([TopicPartition(topic, p) for p in range(PARTITIONS)], timeout=10)
-        return {tp.partition: tp.offset for tp in got}
-    finally:
-        c.close()
+    return committed_offsets(broker, group, topic, PARTITIONS)
 
 
 def consumer_group_commits(broker, group, offsets, topic="orders"):

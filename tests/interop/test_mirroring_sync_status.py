@@ -13,7 +13,7 @@ from mirra_testlib import run_mirra, wait_until
 from mirroring import describe, describe_sync, ok, start_mirror
 
 STEP = 30  # seconds: the bound of each wait
-KINDS = ("topics", "configs", "partitions", "groups", "acls")
+KINDS = ("topics", "configs", "partitions", "groups", "share-groups", "acls")
 NEED_METADATA = ("topics", "configs", "partitions")
 
 

@@ -51,28 +51,51 @@ asio::awaitable<Result<client::GroupListings>> FakeSyncSource::list_groups() {
   co_return groups;
 }
 
+namespace {
+
+// Each group's offsets for `partitions` out of `held` (by group and partition; `none` where a
+// group has none), or its error out of `errors`.
+template <typename Offset>
+std::map<std::string, Result<std::vector<Offset>>> offsets_of(
+    const std::vector<std::string>& groups, const std::vector<client::TopicPartition>& partitions,
+    const std::map<std::string, std::map<client::TopicPartition, Offset>>& held,
+    const std::map<std::string, Status>& errors) {
+  std::map<std::string, Result<std::vector<Offset>>> out;
+  for (const std::string& g : groups) {
+    if (auto e = errors.find(g); e != errors.end()) {
+      out.insert_or_assign(g, e->second);
+      continue;
+    }
+    std::vector<Offset> found;
+    const auto it = held.find(g);
+    for (const client::TopicPartition& tp : partitions) {
+      Offset o;  // offset -1: none
+      o.tp = tp;
+      if (it != held.end()) {
+        if (auto h = it->second.find(tp); h != it->second.end()) o = h->second;
+      }
+      found.push_back(o);
+    }
+    out.insert_or_assign(g, std::move(found));
+  }
+  return out;
+}
+
+}  // namespace
+
 asio::awaitable<Result<std::map<std::string, Result<std::vector<client::CommittedOffset>>>>>
 FakeSyncSource::committed_offsets(std::vector<std::string> groups,
                                   std::vector<client::TopicPartition> partitions) {
   ++offsets_calls;
-  std::map<std::string, Result<std::vector<client::CommittedOffset>>> out;
-  for (const std::string& g : groups) {
-    if (auto e = group_errors.find(g); e != group_errors.end()) {
-      out.insert_or_assign(g, e->second);
-      continue;
-    }
-    std::vector<client::CommittedOffset> found;
-    const auto it = offsets.find(g);
-    for (const client::TopicPartition& tp : partitions) {
-      client::CommittedOffset c{tp, Status::OK(), -1, -1, std::nullopt};
-      if (it != offsets.end()) {
-        if (auto o = it->second.find(tp); o != it->second.end()) c = o->second;
-      }
-      found.push_back(c);
-    }
-    out.insert_or_assign(g, std::move(found));
-  }
-  co_return out;
+  co_return offsets_of(groups, partitions, offsets, group_errors);
+}
+
+asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+FakeSyncSource::share_group_offsets(std::vector<std::string> groups,
+                                    std::vector<client::TopicPartition> partitions) {
+  ++share_offsets_calls;
+  if (!share_offsets_error.ok()) co_return share_offsets_error;
+  co_return offsets_of(groups, partitions, share_offsets, group_errors);
 }
 
 asio::awaitable<std::vector<Status>> FakeSyncDestination::add_topics(
@@ -139,6 +162,25 @@ asio::awaitable<Result<std::vector<client::PartitionStatus>>> FakeSyncDestinatio
   for (client::OffsetToCommit& o : offsets) {
     out.push_back({o.tp, Status::OK()});
     committed[group_id].insert_or_assign(o.tp, std::move(o));
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<client::PartitionStatus>>>
+FakeSyncDestination::alter_share_offsets(const std::string& group_id,
+                                         std::vector<client::ShareGroupOffset> offsets) {
+  ++share_writes;
+  if (auto e = share_errors.find(group_id); e != share_errors.end()) co_return e->second;
+  DestinationGroup& g = groups[group_id];
+  if (g.exists && g.protocol_type != "share") {
+    co_return Status(ErrorCode::GROUP_ID_NOT_FOUND, "not a share group");
+  }
+  if (g.members > 0) co_return Status(ErrorCode::NON_EMPTY_GROUP, "the group has members");
+  g = {true, "share", 0};
+  std::vector<client::PartitionStatus> out;
+  for (const client::ShareGroupOffset& o : offsets) {
+    out.push_back({o.tp, Status::OK()});
+    share_starts[group_id].insert_or_assign(o.tp, o.start_offset);
   }
   co_return out;
 }

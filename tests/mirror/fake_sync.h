@@ -24,14 +24,16 @@ class FakeSyncSource : public SyncSource {
   client::GroupListings groups;
   // Committed offsets by group and partition.
   std::map<std::string, std::map<client::TopicPartition, client::CommittedOffset>> offsets;
-  // Failures: a call as a whole, or one group's offsets.
-  Status metadata_error, configs_error, list_groups_error;
+  // Share groups' start offsets by group and partition (share_group_offsets()).
+  std::map<std::string, std::map<client::TopicPartition, client::ShareGroupOffset>> share_offsets;
+  // Failures: a call as a whole, or one group's offsets (consumer or share group).
+  Status metadata_error, configs_error, list_groups_error, share_offsets_error;
   std::map<std::string, Status> group_errors;
   std::vector<security::AclBinding> acl_list;  // acls()
   Status acls_error;
   // Calls made, for tests that count round trips.
   int metadata_calls = 0, configs_calls = 0, list_groups_calls = 0, offsets_calls = 0,
-      acls_calls = 0;
+      acls_calls = 0, share_offsets_calls = 0;
 
   asio::awaitable<Result<client::ClusterMetadata>> metadata(
       std::optional<std::vector<std::string>> topics) override;
@@ -42,6 +44,9 @@ class FakeSyncSource : public SyncSource {
   committed_offsets(std::vector<std::string> groups,
                     std::vector<client::TopicPartition> partitions) override;
   asio::awaitable<Result<std::vector<security::AclBinding>>> acls() override;
+  asio::awaitable<Result<std::map<std::string, Result<std::vector<client::ShareGroupOffset>>>>>
+  share_group_offsets(std::vector<std::string> groups,
+                      std::vector<client::TopicPartition> partitions) override;
   void close() override { closed = true; }
   bool closed = false;
 };
@@ -67,6 +72,13 @@ class FakeSyncDestination : public SyncDestination {
   std::map<std::string, std::map<client::TopicPartition, client::OffsetToCommit>> committed;
   std::map<std::string, Status> commit_errors;
   int commits = 0;
+  // Share groups' start offsets written by group and partition. alter_share_offsets() acts as
+  // the broker's: refused with GROUP_ID_NOT_FOUND when `groups` has the id as another type,
+  // NON_EMPTY_GROUP while it has members, else the share group is created in `groups`; or
+  // refused with share_errors' Status for the group.
+  std::map<std::string, std::map<client::TopicPartition, int64_t>> share_starts;
+  std::map<std::string, Status> share_errors;
+  int share_writes = 0;
   // The ACLs here with their makers ("" for one made here), as a set; acls() refused with
   // acls_error, change_acls() with change_acls_error.
   std::set<std::pair<security::AclBinding, std::string>> acl_set;
@@ -89,6 +101,8 @@ class FakeSyncDestination : public SyncDestination {
   std::optional<DestinationBounds> bounds(const client::TopicPartition& tp) const override;
   asio::awaitable<Result<std::vector<client::PartitionStatus>>> commit_offsets(
       const std::string& group_id, std::vector<client::OffsetToCommit> offsets) override;
+  asio::awaitable<Result<std::vector<client::PartitionStatus>>> alter_share_offsets(
+      const std::string& group_id, std::vector<client::ShareGroupOffset> offsets) override;
   Result<std::vector<DestinationAcl>> acls() const override;
   asio::awaitable<Status> change_acls(const std::string& mirror,
                                       std::vector<security::AclBinding> add,

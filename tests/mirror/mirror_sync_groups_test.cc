@@ -26,7 +26,7 @@ class MirrorSyncGroupsTest : public test::SyncFixture {
   // A group on the source with its offsets.
   void source_group(const std::string& id, std::vector<CommittedOffset> offsets,
                     const std::string& protocol_type = "consumer") {
-    source_->groups.groups.push_back({id, protocol_type, "Empty"});
+    source_->groups.groups.push_back({id, protocol_type, "Empty", "classic"});
     for (CommittedOffset& c : offsets) source_->offsets[id][c.tp] = c;
   }
   static CommittedOffset at(TopicPartition tp, int64_t offset, int32_t epoch = -1,

@@ -31,6 +31,8 @@ mirror::MirrorSyncStatus sample_status() {
   st.groups["busy"] = mirror::GroupSyncStatus{Status::OK(), true, 7000, 0};
   st.groups["refused"] =
       mirror::GroupSyncStatus{Status(ErrorCode::GROUP_ID_NOT_FOUND, "no such group"), false, -1, 0};
+  st.groups["shared"] =
+      mirror::GroupSyncStatus{Status::OK(), true, 6000, 0, mirror::SyncKind::kShareGroups};
   return st;
 }
 
@@ -53,7 +55,7 @@ TEST(DescribeMirrorsSync, StatusBecomesTheMirrorsSyncFields) {
   const mirror::MirrorSyncStatus st = sample_status();
   const DescribeMirrorsResponse resp = response_of(&st);
   const auto& m = resp.mirrors[0];
-  ASSERT_EQ(m.sync_kinds.size(), mirror::kSyncKinds.size());  // topics .. acls, in order
+  ASSERT_EQ(m.sync_kinds.size(), mirror::kSyncKinds.size());  // topics .. share groups, in order
   for (size_t i = 0; i < m.sync_kinds.size(); ++i) {
     EXPECT_EQ(m.sync_kinds[i].kind, static_cast<int8_t>(i));
   }
@@ -75,8 +77,9 @@ TEST(DescribeMirrorsSync, StatusBecomesTheMirrorsSyncFields) {
   EXPECT_EQ(ok_kind.last_error, std::nullopt);
   EXPECT_EQ(ok_kind.last_success_ms, -1);
 
-  ASSERT_EQ(m.sync_groups.size(), 2u);  // "quiet" syncs fine: not listed
+  ASSERT_EQ(m.sync_groups.size(), 3u);  // "quiet" syncs fine: not listed
   EXPECT_EQ(m.sync_groups[0].group_id, "busy");
+  EXPECT_EQ(m.sync_groups[0].kind, 3);  // a consumer group: the groups kind
   EXPECT_TRUE(m.sync_groups[0].active_on_destination);
   EXPECT_EQ(m.sync_groups[0].error_code, 0);
   EXPECT_EQ(m.sync_groups[0].error_message, std::nullopt);
@@ -85,6 +88,9 @@ TEST(DescribeMirrorsSync, StatusBecomesTheMirrorsSyncFields) {
   EXPECT_EQ(m.sync_groups[1].error_code, error_number(ErrorCode::GROUP_ID_NOT_FOUND));
   EXPECT_EQ(m.sync_groups[1].error_message, "no such group");
   EXPECT_FALSE(m.sync_groups[1].active_on_destination);
+  EXPECT_EQ(m.sync_groups[2].group_id, "shared");
+  EXPECT_EQ(m.sync_groups[2].kind, 5);  // a share group: the share-groups kind
+  EXPECT_TRUE(m.sync_groups[2].active_on_destination);
 }
 
 TEST(DescribeMirrorsSync, FieldsSurviveTheWire) {
@@ -98,6 +104,8 @@ TEST(DescribeMirrorsSync, FieldsSurviveTheWire) {
   EXPECT_TRUE(got == sent);
   EXPECT_TRUE(got.mirrors[0].unknown_tags.empty());  // known tags, not kept as unknown ones
   EXPECT_EQ(got.mirrors[0].sync_kinds[0].last_error, "the source's Metadata failed: down");
+  EXPECT_EQ(got.mirrors[0].sync_groups[2].kind, 5);  // the group's tagged Kind
+  EXPECT_EQ(got.mirrors[0].sync_groups[0].kind, 3);  // its default: not written, read as 3
 }
 
 // ThrottleTimeMs, ErrorCode, one mirror ("m", no error, bootstrap "b", no cluster id, no

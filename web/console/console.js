@@ -279,7 +279,9 @@ function syncGroupTable (rows) {
     el('thead', {}, el('tr', {}, el('th', {}, 'group offsets'), el('th', {}, 'synced'),
       el('th', { class: 'num' }, 'offsets'), el('th', {}, 'note'))),
     el('tbody', {}, rows.slice().sort(byName('group')).map(r => el('tr', { data: { syncGroup: r.group } },
-      td(r.group), td(ago(r.lastSyncedMs)), num(fmtCount(r.offsetsCommitted)),
+      // A share group's row says so: its numbers are start offsets, not committed ones.
+      td(r.kind === 'share-groups' ? `${r.group} (share)` : r.group), td(ago(r.lastSyncedMs)),
+      num(fmtCount(r.offsetsCommitted)),
       r.error
         ? errorCell(r.error)
         : r.activeOnDestination ? td('active here: not synced', 'warn') : td('')))))

@@ -61,6 +61,7 @@ void sync_to_wire(const mirror::SyncDescription& sync,
     group.active_on_destination = g.active_on_destination;
     group.last_synced_ms = g.last_synced_ms;
     group.offsets_committed = g.offsets_committed;
+    group.kind = static_cast<int8_t>(g.kind);
   }
 }
 
