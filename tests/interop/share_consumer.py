@@ -16,10 +16,41 @@ import re
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from mirra_testlib import MIRRA
 from mock_cluster import read_line
+from raw_admin import incremental_alter
+
+# Broker settings for share members that come and go within a test: Kafka's minimum session
+# timeout (45 s) and heartbeat interval (5 s) lowered with their bounds.
+FAST_MEMBERSHIP = {
+    "group.share.min.session.timeout.ms": "1000", "group.share.session.timeout.ms": "3000",
+    "group.share.min.heartbeat.interval.ms": "500", "group.share.heartbeat.interval.ms": "500"}
+GROUP_RESOURCE, SET = 32, 0
+
+
+def topic_with(broker, name, partitions, n):
+    """A topic of `partitions` with n records "key-<i>" spread over them in turn."""
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(name, partitions, 1)])[name].result(15)
+    p = Producer({"bootstrap.servers": broker.bootstrap})
+    for i in range(n):
+        p.produce(name, key=f"key-{i}".encode(), value=f"value-{i}".encode(), partition=i % partitions)
+    assert p.flush(15) == 0
+
+
+def earliest(broker, group):
+    """The share group starts at the earliest offset (its GROUP config
+    share.auto.offset.reset), where Kafka's default is the latest."""
+    got = incremental_alter(broker.port, [(GROUP_RESOURCE, group,
+                                           [("share.auto.offset.reset", SET, "earliest")])])
+    assert got[(GROUP_RESOURCE, group)][0] == 0, got
+
 
 _BUILD = os.path.dirname(MIRRA)
 SHARE_CONSUMER = os.environ.get("SHARE_CONSUMER_BIN",
@@ -99,9 +130,16 @@ class ShareConsumer:
             if sink is not None:
                 sink.put(json.loads(line))
 
-    def stop(self):
-        """SIGTERM: the driver stops polling, closes (sending pending acknowledgements), exits."""
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, timeout=TIMEOUT):
+        """SIGTERM: the driver stops polling, closes (sending pending acknowledgements), exits.
+        Sent once the driver has said it subscribed: its handler is in place from then on, and a
+        signal before it (a member still starting on a loaded machine) would kill it instead."""
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and not any('"subscribed"' in e for e in self._err):
+            assert time.monotonic() < deadline, "share_consumer never subscribed"
+            time.sleep(0.01)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
 
     def finish(self, timeout=TIMEOUT):
         try:

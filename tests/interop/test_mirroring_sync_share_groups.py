@@ -19,15 +19,13 @@ from mirra_testlib import connect, run_mirra, wait_until
 from mirroring import (caught_up, commit_offsets, committed_offsets, describe_sync, ok,
                        start_mirror)
 from msg_codec import Connection
-from raw_admin import incremental_alter
-from share_consumer import consume
+from share_consumer import consume, earliest
 
 STEP = 30  # seconds: the bound of each wait
 IDLE = 15000  # ms without records before a share consumer gives up: only when a test fails
 PARTITIONS = 2
 DESCRIBE_SHARE_OFFSETS, ALTER_SHARE_OFFSETS = 90, 91
 GROUP_ID_NOT_FOUND = 69
-GROUP_RESOURCE, SET = 32, 0
 BROKER = {"mirror.metadata.refresh.interval.ms": 500, "offsets.topic.num.partitions": 3,
           "group.initial.rebalance.delay.ms": 0,
           "group.share.min.session.timeout.ms": "1000", "group.share.session.timeout.ms": "3000",
@@ -46,14 +44,6 @@ def produce(bootstrap, topic, first, count):
     for i in range(first, first + count):
         p.produce(topic, key=f"key-{i}".encode(), value=b"v", partition=i % PARTITIONS)
     assert p.flush(STEP) == 0
-
-
-def earliest(broker, group):
-    """The share group starts at the earliest offset (its GROUP config), as in
-    test_share_consumer.py."""
-    got = incremental_alter(broker.port, [(GROUP_RESOURCE, group,
-                                           [("share.auto.offset.reset", SET, "earliest")])])
-    assert got[(GROUP_RESOURCE, group)][0] == 0, got
 
 
 def share_consume(broker, group, count, topic="orders"):

@@ -7,13 +7,10 @@ import queue
 
 import pytest
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
 
-from raw_admin import incremental_alter
-from share_consumer import ShareConsumer, consume
+from share_consumer import FAST_MEMBERSHIP, ShareConsumer, consume, earliest, topic_with
 
 IDLE = 15000  # ms without records before a driver gives up: only reached when a test fails
-GROUP_RESOURCE, SET = 32, 0
 
 
 @pytest.fixture(scope="module")
@@ -24,28 +21,10 @@ def mirra(make_broker_module):
 @pytest.fixture(scope="module")
 def make_broker_module(tmp_path_factory):
     from mirra_testlib import Broker, stop_cleanly
-    b = Broker(tmp_path_factory.mktemp("share"), {
-        "group.share.min.session.timeout.ms": "1000", "group.share.session.timeout.ms": "3000",
-        "group.share.min.heartbeat.interval.ms": "500",
-        "group.share.heartbeat.interval.ms": "500"}, name="share-broker")
+    b = Broker(tmp_path_factory.mktemp("share"), FAST_MEMBERSHIP, name="share-broker")
     b.start()
     yield b
     stop_cleanly(b, what="while serving share consumers")
-
-
-def topic_with(broker, name, partitions, n):
-    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-    admin.create_topics([NewTopic(name, partitions, 1)])[name].result(15)
-    p = Producer({"bootstrap.servers": broker.bootstrap})
-    for i in range(n):
-        p.produce(name, key=f"key-{i}".encode(), value=f"value-{i}".encode(), partition=i % partitions)
-    assert p.flush(15) == 0
-
-
-def earliest(broker, group):
-    got = incremental_alter(broker.port, [(GROUP_RESOURCE, group,
-                                           [("share.auto.offset.reset", SET, "earliest")])])
-    assert got[(GROUP_RESOURCE, group)][0] == 0, got
 
 
 def keys(run):

@@ -11,8 +11,7 @@ from confluent_kafka import Consumer, TopicPartition
 from mirra_testlib import Broker, assert_one_line_error, run_mirra, stop_cleanly, wait_until
 from mirra_testlib import succeeded as ok
 from mirra_testlib import table_rows as rows
-from share_consumer import ShareConsumer, consume
-from test_share_consumer import earliest, topic_with
+from share_consumer import FAST_MEMBERSHIP, ShareConsumer, consume, earliest, topic_with
 
 IDLE = 15000  # ms without records before a driver gives up: only reached when a test fails
 WAIT = 30     # s: the bound of every poll below
@@ -20,10 +19,7 @@ WAIT = 30     # s: the bound of every poll below
 
 @pytest.fixture(scope="module")
 def mirra(tmp_path_factory):
-    b = Broker(tmp_path_factory.mktemp("share-cli"), {
-        "group.share.min.session.timeout.ms": "1000", "group.share.session.timeout.ms": "3000",
-        "group.share.min.heartbeat.interval.ms": "500",
-        "group.share.heartbeat.interval.ms": "500"}, name="share-cli-broker")
+    b = Broker(tmp_path_factory.mktemp("share-cli"), FAST_MEMBERSHIP, name="share-cli-broker")
     b.start()
     yield b
     stop_cleanly(b, what="while serving mirra share-groups")
